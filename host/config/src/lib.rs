@@ -1,1 +1,37 @@
-//! placeholder
+//! Ward's configuration: `ward.toml` layering and validation, and plugin
+//! manifests (`plugin.toml`).
+//!
+//! Every problem is reported as one line with `file:line:column`, so a typo in
+//! any layer points straight at itself.
+//!
+//! - [`schema`]: the documented shape of `ward.toml` ([`Config`]).
+//! - [`load`](mod@load): finding and layering the files ([`load()`], [`LoadedConfig`]).
+//! - [`substitute`](mod@substitute): `{env:VAR}` and `{file:path}` substitution.
+//! - [`manifest`]: plugin manifests ([`parse_manifest`], [`Manifest`]).
+//! - [`grant`]: capability names and user grants.
+//! - [`error`]: [`ConfigError`] and its [`Located`] position.
+
+mod diagnose;
+pub mod error;
+pub mod grant;
+pub mod load;
+mod locate;
+pub mod manifest;
+mod merge;
+pub mod schema;
+pub mod substitute;
+
+#[cfg(test)]
+mod testutil;
+
+pub use error::{ConfigError, Located};
+pub use grant::{Capability, Grant};
+pub use load::{
+    INLINE_SOURCE, LoadedConfig, global_config_dir, load, load_from_str, load_with_env,
+    project_root,
+};
+pub use manifest::{Capabilities, HookCaps, HookMode, Kind, Limits, Manifest, parse_manifest};
+pub use schema::{
+    AgentConfig, AgentMode, CompactionConfig, Config, Cost, ModelConfig, PluginConfig,
+    ProviderConfig, ProviderKind, Tokenizer, ToolOutputConfig,
+};

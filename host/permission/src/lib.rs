@@ -1,1 +1,31 @@
-//! placeholder
+//! Permission rules for Ward: what the agent may do without asking.
+//!
+//! A [`Rule`] says whether a permission (`read`, `edit`, `bash`, a tool name, …) is
+//! allowed, asked or denied for a pattern (a path, a command, a URL). Rules come in
+//! [`Ruleset`]s layered in order (defaults → agent → user config → agent config →
+//! session → approvals); the **last** matching rule wins and no match means *ask*.
+//!
+//! - [`wildcard`]: the `*` / `?` pattern language.
+//! - [`rule`]: rules, rulesets, config parsing and the built-in defaults.
+//! - [`mod@evaluate`]: deciding a request against layered rulesets.
+//! - [`mod@explain`]: a human-readable account of a decision (`ward permission explain`).
+//! - [`bash`]: splitting shell commands into patterns and the "always" prefix.
+//! - [`path`]: project-relative path patterns and the external-directory check.
+//! - [`engine`]: the asynchronous ask channel and persisted approvals.
+
+pub mod bash;
+pub mod engine;
+pub mod error;
+pub mod evaluate;
+pub mod explain;
+pub mod path;
+pub mod rule;
+pub mod wildcard;
+
+pub use engine::{
+    ApprovalStore, AskRequest, MemoryApprovals, PermissionEngine, PermissionEvent, Reply,
+};
+pub use error::PermissionError;
+pub use evaluate::{Decision, disabled_tools, evaluate, evaluate_all, permission_key};
+pub use explain::{Explanation, explain};
+pub use rule::{Action, Rule, RuleError, Ruleset, defaults};

@@ -1,1 +1,19 @@
-//! placeholder
+//! Ward's plugin runtime.
+//!
+//! Owns everything between a plugin directory on disk and a finished tool call:
+//! discovering plugins and reading their manifests, the shared wasmtime engine, the
+//! compiled-artifact cache, the sandbox each call runs in (WASI preopens of granted
+//! directories only, no inherited environment, no sockets), the host imports (`ask`,
+//! `exec`, `http-fetch`, …) with their capability and permission checks, and the
+//! limits (time, memory, output size) that keep a hostile plugin from hurting the host.
+
+pub mod audit;
+pub mod bindings;
+pub mod cache;
+mod compat;
+pub mod engine;
+mod exec;
+pub mod grants;
+mod imports;
+mod net;
+pub mod state;

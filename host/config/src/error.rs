@@ -1,0 +1,230 @@
+//! The error type of this crate and the `file:line:column` location every
+//! configuration diagnostic carries.
+//!
+//! Each error renders as one line a person can act on without opening a
+//! debugger: where (file, line, column), what went wrong, and — where there is
+//! a fixed set of answers — the choices.
+
+use std::fmt;
+use std::path::{Path, PathBuf};
+
+/// A position in a configuration file, 1-based like every editor shows it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Located {
+    /// The file as it was named when loaded (or a pseudo-name such as
+    /// `WARD_CONFIG_CONTENT` for inline configuration).
+    pub file: PathBuf,
+    /// 1-based line number.
+    pub line: usize,
+    /// 1-based column, counted in characters (not bytes) so it matches editors.
+    pub column: usize,
+}
+
+impl Located {
+    /// Locates byte `offset` of `text`, which is the content of `file`.
+    ///
+    /// Offsets past the end (toml reports end-of-input errors there) are
+    /// clamped to the end of the text.
+    pub fn from_offset(file: &Path, text: &str, offset: usize) -> Self {
+        let mut offset = offset.min(text.len());
+        while !text.is_char_boundary(offset) {
+            offset -= 1;
+        }
+        let before = &text[..offset];
+        let line_start = before.rfind('\n').map_or(0, |nl| nl + 1);
+        Self {
+            file: file.to_path_buf(),
+            line: before.matches('\n').count() + 1,
+            column: before[line_start..].chars().count() + 1,
+        }
+    }
+}
+
+impl fmt::Display for Located {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}:{}:{}", self.file.display(), self.line, self.column)
+    }
+}
+
+/// Everything that can go wrong reading configuration or a plugin manifest.
+///
+/// `Display` is a single line starting with the location, e.g.
+/// ``ward.toml:12:5: unknown key `permisions` in the top level (expected one of: model, …)``.
+#[derive(Debug, thiserror::Error)]
+pub enum ConfigError {
+    /// A file could not be read.
+    #[error("{}: cannot read: {source}", file.display())]
+    Io {
+        /// The file that could not be read.
+        file: PathBuf,
+        /// The underlying error.
+        #[source]
+        source: std::io::Error,
+    },
+
+    /// The text is not valid TOML.
+    #[error("{at}: {message}")]
+    Syntax {
+        /// Where the parser gave up.
+        at: Located,
+        /// The parser's description of the problem.
+        message: String,
+    },
+
+    /// A key the schema does not know (usually a typo).
+    #[error("{at}: unknown key `{key}` in {table} ({})", choices(expected))]
+    UnknownKey {
+        /// Where the key is written.
+        at: Located,
+        /// The key as written.
+        key: String,
+        /// The enclosing table: `the top level` or `[dotted.path]`.
+        table: String,
+        /// The keys that are accepted there.
+        expected: Vec<String>,
+    },
+
+    /// A value of the wrong TOML type.
+    #[error("{at}: invalid type: expected {expected}, found {found} ({path})")]
+    InvalidType {
+        /// Where the value is written.
+        at: Located,
+        /// Dotted key path of the value.
+        path: String,
+        /// What the schema wants, e.g. `a string`.
+        expected: String,
+        /// What was written, e.g. `an integer`.
+        found: String,
+    },
+
+    /// A string outside a fixed set of choices (an enum such as `kind`).
+    #[error("{at}: unknown value `{value}` for {path} ({})", choices(expected))]
+    UnknownValue {
+        /// Where the value is written.
+        at: Located,
+        /// Dotted key path of the value.
+        path: String,
+        /// The value as written.
+        value: String,
+        /// The accepted values.
+        expected: Vec<String>,
+    },
+
+    /// A required key is absent.
+    #[error("{at}: missing key `{key}` in {table}")]
+    MissingKey {
+        /// The table that lacks the key.
+        at: Located,
+        /// The missing key.
+        key: String,
+        /// The table: `the top level` or `[dotted.path]`.
+        table: String,
+    },
+
+    /// A value of the right type that is still not acceptable (bad plugin name,
+    /// version that is not semver, out-of-range number, …).
+    #[error("{at}: {message} ({path})")]
+    Invalid {
+        /// Where the value is written.
+        at: Located,
+        /// Dotted key path of the value.
+        path: String,
+        /// What is wrong and, where useful, what would be right.
+        message: String,
+    },
+
+    /// `{env:VAR}` names a variable that is not set.
+    #[error("{at}: environment variable `{var}` is not set (in {{env:{var}}})")]
+    EnvNotSet {
+        /// Where the `{env:…}` token is written.
+        at: Located,
+        /// The variable name.
+        var: String,
+    },
+
+    /// `{file:path}` names a file that cannot be read.
+    #[error("{at}: cannot read `{}` for {{file:…}}: {source}", path.display())]
+    FileNotReadable {
+        /// Where the `{file:…}` token is written.
+        at: Located,
+        /// The resolved path that was tried.
+        path: PathBuf,
+        /// The underlying error.
+        #[source]
+        source: std::io::Error,
+    },
+
+    /// A substitution whose value cannot be placed where the token is written.
+    #[error("{at}: {message}")]
+    Substitution {
+        /// Where the token is written.
+        at: Located,
+        /// Why the value does not fit.
+        message: String,
+    },
+
+    /// The merged configuration failed to deserialize even though every layer
+    /// was valid on its own; there is no single file to blame.
+    #[error("merged configuration is invalid: {message}")]
+    Merged {
+        /// The deserializer's message.
+        message: String,
+    },
+}
+
+impl ConfigError {
+    /// The location of the error, when it has one.
+    pub fn location(&self) -> Option<&Located> {
+        match self {
+            Self::Syntax { at, .. }
+            | Self::UnknownKey { at, .. }
+            | Self::InvalidType { at, .. }
+            | Self::UnknownValue { at, .. }
+            | Self::MissingKey { at, .. }
+            | Self::Invalid { at, .. }
+            | Self::EnvNotSet { at, .. }
+            | Self::FileNotReadable { at, .. }
+            | Self::Substitution { at, .. } => Some(at),
+            Self::Io { .. } | Self::Merged { .. } => None,
+        }
+    }
+}
+
+/// Renders the accepted choices of an unknown key or value.
+fn choices(expected: &[String]) -> String {
+    if expected.is_empty() {
+        "nothing is accepted here".to_owned()
+    } else {
+        format!("expected one of: {}", expected.join(", "))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn offsets_become_one_based_lines_and_character_columns() {
+        let text = "a = 1\nbé = \"x\"\n";
+        let at = |o| Located::from_offset(Path::new("w.toml"), text, o).to_string();
+        assert_eq!(at(0), "w.toml:1:1");
+        assert_eq!(at(6), "w.toml:2:1");
+        // `é` is two bytes but one column.
+        assert_eq!(at(10), "w.toml:2:4");
+        assert_eq!(at(999), "w.toml:3:1");
+    }
+
+    #[test]
+    fn unknown_key_without_choices_says_so() {
+        let err = ConfigError::UnknownKey {
+            at: Located::from_offset(Path::new("w.toml"), "", 0),
+            key: "x".into(),
+            table: "[a]".into(),
+            expected: vec![],
+        };
+        assert_eq!(
+            err.to_string(),
+            "w.toml:1:1: unknown key `x` in [a] (nothing is accepted here)"
+        );
+    }
+}

@@ -1,0 +1,188 @@
+//! Plugin manifests (`plugin.toml`): what a plugin is, which component to
+//! load, the capabilities it may ever use (its ceiling) and its resource limits.
+//!
+//! ```toml
+//! [plugin]
+//! name = "read"
+//! version = "0.1.0"
+//! api = "0.1.0"
+//! kinds = ["tool"]
+//! component = "read.wasm"
+//! [capabilities]
+//! fs-read = ["$WORKSPACE"]
+//! [limits]
+//! memory-mib = 64
+//! ```
+//!
+//! Parsing is strict — unknown keys, wrong types and malformed values are all
+//! errors located at the offending key or value — because a manifest is what
+//! a person reviews before granting anything.
+
+mod validate;
+
+use std::path::Path;
+
+use serde::{Deserialize, Serialize};
+use toml::Spanned;
+
+use crate::diagnose::Source;
+use crate::error::ConfigError;
+
+/// A validated plugin manifest.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Manifest {
+    /// Plugin name: `[a-z0-9][a-z0-9-_]*`.
+    pub name: String,
+    /// Plugin version (semver).
+    pub version: String,
+    /// Version of the `ward:plugin` WIT package the component was built against.
+    pub api: String,
+    /// One-line description shown in `ward plugin list`.
+    pub description: String,
+    /// What the component provides; never empty, no duplicates.
+    pub kinds: Vec<Kind>,
+    /// Component file, relative to the plugin directory and inside it.
+    pub component: String,
+    /// Expected SHA-256 of the component, lowercase hex; verified by the runtime.
+    pub sha256: Option<String>,
+    /// The most the plugin may ever be granted.
+    pub capabilities: Capabilities,
+    /// Per-call resource limits.
+    pub limits: Limits,
+}
+
+/// What a plugin component provides (one WIT world each).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Deserialize, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Kind {
+    /// Tools the model can call.
+    Tool,
+    /// Hooks around tool calls, messages and other events.
+    Hook,
+    /// Agent definitions.
+    Agent,
+    /// Skills.
+    Skill,
+}
+
+/// `[capabilities]`: the ceiling of what the plugin may be granted.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Capabilities {
+    /// Readable paths; `$WORKSPACE` stands for the project directory.
+    pub fs_read: Vec<String>,
+    /// Writable paths; `$WORKSPACE` stands for the project directory.
+    pub fs_write: Vec<String>,
+    /// Reachable hosts: `scheme://host[:port]` or `*.domain`.
+    pub net: Vec<String>,
+    /// Command patterns it may run through the host, e.g. `git *`.
+    pub exec: Vec<String>,
+    /// Environment variable names it may read.
+    pub env: Vec<String>,
+    /// Hook registrations, for hook plugins.
+    pub hooks: Option<HookCaps>,
+}
+
+/// `capabilities.hooks`: which tool calls a hook plugin sees and whether it
+/// may change them.
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize, Serialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct HookCaps {
+    /// Tool-name globs whose calls the hooks receive (default `["*"]`).
+    pub tools: Vec<String>,
+    /// Whether the hooks may rewrite or block (default observe-only).
+    pub mode: HookMode,
+}
+
+impl Default for HookCaps {
+    fn default() -> Self {
+        Self {
+            tools: vec!["*".to_owned()],
+            mode: HookMode::Observe,
+        }
+    }
+}
+
+/// What hooks may do with what they receive.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Deserialize, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum HookMode {
+    /// See calls and events, change nothing.
+    #[default]
+    Observe,
+    /// Rewrite arguments and results, or block calls.
+    Mutate,
+}
+
+/// `[limits]`: per-call resource limits.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, Serialize)]
+#[serde(default, deny_unknown_fields, rename_all = "kebab-case")]
+pub struct Limits {
+    /// Linear memory ceiling in MiB (default 64).
+    #[serde(deserialize_with = "validate::positive")]
+    pub memory_mib: u64,
+    /// Wall-clock time per call in milliseconds (default 30000).
+    #[serde(deserialize_with = "validate::positive")]
+    pub time_ms: u64,
+    /// Maximum output per call in bytes (default 1 MiB).
+    #[serde(deserialize_with = "validate::positive")]
+    pub output_bytes: u64,
+    /// Fuel (instruction budget) per call; 0 turns fuel metering off.
+    pub fuel: u64,
+}
+
+impl Default for Limits {
+    fn default() -> Self {
+        Self {
+            memory_mib: 64,
+            time_ms: 30_000,
+            output_bytes: 1024 * 1024,
+            fuel: 0,
+        }
+    }
+}
+
+/// The manifest as written, with spans for the values checked after parsing.
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawManifest {
+    plugin: RawPlugin,
+    #[serde(default)]
+    capabilities: RawCapabilities,
+    #[serde(default)]
+    limits: Limits,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawPlugin {
+    name: Spanned<String>,
+    version: Spanned<String>,
+    api: Spanned<String>,
+    #[serde(default)]
+    description: String,
+    kinds: Spanned<Vec<Kind>>,
+    component: Spanned<String>,
+    sha256: Option<Spanned<String>>,
+}
+
+#[derive(Default, Deserialize)]
+#[serde(default, deny_unknown_fields, rename_all = "kebab-case")]
+struct RawCapabilities {
+    fs_read: Vec<Spanned<String>>,
+    fs_write: Vec<Spanned<String>>,
+    net: Vec<Spanned<String>>,
+    exec: Vec<Spanned<String>>,
+    env: Vec<Spanned<String>>,
+    hooks: Option<HookCaps>,
+}
+
+/// Parses and validates `text`, the content of the manifest at `path`.
+/// Errors name `path` with the line and column of the offending key or value.
+pub fn parse_manifest(path: &Path, text: &str) -> Result<Manifest, ConfigError> {
+    let source = Source::plain(path, text);
+    let raw: RawManifest = source.deserialize()?;
+    validate::manifest(&source, raw)
+}
+
+#[cfg(test)]
+mod tests;

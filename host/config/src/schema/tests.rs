@@ -1,0 +1,224 @@
+//! The schema: the documented example parses, and each kind of mistake is
+//! reported at its exact position.
+
+use super::*;
+use crate::load::load_from_str;
+
+fn err(text: &str) -> String {
+    match load_from_str("ward.toml", text) {
+        Ok(config) => panic!("expected an error, got {config:?}"),
+        Err(e) => e.to_string(),
+    }
+}
+
+const FULL: &str = r##"
+model = "local/qwen"
+small_model = "local/qwen"
+default_agent = "build"
+instructions = ["docs/*.md"]
+plugin_paths = ["/opt/ward-plugins"]
+[provider.local]
+kind = "openai-compatible"
+base_url = "http://127.0.0.1:8080/v1"
+api_key = "secret"
+headers = { "x-foo" = "bar" }
+[provider.local.models.qwen]
+name = "Qwen 3"
+context = 32768
+input = 30000
+output = 4096
+cost = { input = 0.5, output = 1, cache_read = 0.0, cache_write = 0.0 }
+tokenizer = "o200k"
+[permission]
+edit = "ask"
+bash = { "*" = "ask", "git status" = "allow" }
+[plugins.my-tool]
+grant = ["fs-read", "net:https://api.example.com", "exec:git *"]
+enabled = false
+path = "/opt/my-tool"
+[compaction]
+auto = false
+prune = true
+reserved = 20000
+threshold = 0.9
+[tool_output]
+max_lines = 100
+max_bytes = 2048
+[agent.review]
+description = "Reviews code"
+mode = "subagent"
+hidden = true
+model = "local/qwen"
+temperature = 0.1
+top_p = 0.9
+prompt = "Review."
+steps = 5
+permission = { edit = "deny" }
+disable = false
+color = "#ff8800"
+"##;
+
+#[test]
+fn the_documented_example_parses() {
+    let config = load_from_str("ward.toml", FULL).unwrap();
+    assert_eq!(config.model.as_deref(), Some("local/qwen"));
+    let local = &config.provider["local"];
+    assert_eq!(local.kind, Some(ProviderKind::OpenaiCompatible));
+    assert_eq!(local.headers["x-foo"], "bar");
+    let qwen = &local.models["qwen"];
+    assert_eq!(
+        (qwen.context, qwen.input, qwen.output),
+        (Some(32768), Some(30000), Some(4096))
+    );
+    assert_eq!(qwen.cost.map(|c| c.output), Some(1.0));
+    assert_eq!(qwen.tokenizer, Some(Tokenizer::O200k));
+    let keys: Vec<_> = config.permission.keys().cloned().collect();
+    assert_eq!(keys, ["edit", "bash"]);
+    let bash: Vec<_> = config.permission["bash"]
+        .as_table()
+        .unwrap()
+        .keys()
+        .cloned()
+        .collect();
+    assert_eq!(bash, ["*", "git status"]);
+    let tool = &config.plugins["my-tool"];
+    assert_eq!(tool.grant.len(), 3);
+    assert_eq!(tool.grant[1].to_string(), "net:https://api.example.com");
+    assert!(!tool.enabled);
+    assert_eq!(
+        tool.path.as_deref(),
+        Some(std::path::Path::new("/opt/my-tool"))
+    );
+    assert_eq!(config.compaction.threshold, Some(0.9));
+    assert!(!config.compaction.auto);
+    assert_eq!(config.tool_output.max_lines, 100);
+    let review = &config.agent["review"];
+    assert_eq!(review.mode, Some(AgentMode::Subagent));
+    assert_eq!(review.steps, Some(5));
+    assert!(
+        review
+            .permission
+            .as_ref()
+            .is_some_and(|p| p.contains_key("edit"))
+    );
+}
+
+#[test]
+fn defaults_apply_to_an_empty_file() {
+    let config = load_from_str("ward.toml", "").unwrap();
+    assert_eq!(config, Config::default());
+    assert!(config.compaction.auto && config.compaction.prune);
+    assert_eq!(config.tool_output.max_lines, 2000);
+    assert_eq!(config.tool_output.max_bytes, 51200);
+    let plugin: PluginConfig = toml::from_str("").unwrap();
+    assert!(plugin.enabled);
+}
+
+#[test]
+fn unknown_top_level_key() {
+    assert_eq!(
+        err("model = \"a/b\"\n\npermisions = 1\n"),
+        "ward.toml:3:1: unknown key `permisions` in the top level (expected one of: model, \
+         small_model, default_agent, instructions, plugin_paths, provider, permission, plugins, \
+         compaction, tool_output, agent)"
+    );
+}
+
+#[test]
+fn unknown_key_in_nested_tables() {
+    assert_eq!(
+        err("[provider.x]\nbase_url = \"u\"\n  kindd = \"anthropic\"\n"),
+        "ward.toml:3:3: unknown key `kindd` in [provider.x] (expected one of: kind, base_url, \
+         api_key, headers, models)"
+    );
+    assert_eq!(
+        err("[provider.x.models.m]\ncost = { input = 1, outptu = 2 }\n"),
+        "ward.toml:2:21: unknown key `outptu` in [provider.x.models.m.cost] (expected one of: \
+         input, output, cache_read, cache_write)"
+    );
+    assert_eq!(
+        err("[plugins.\"my tool\"]\ngrants = []\n"),
+        "ward.toml:2:1: unknown key `grants` in [plugins.\"my tool\"] (expected one of: grant, \
+         enabled, path)"
+    );
+    assert_eq!(
+        err("agent.review.tempreature = 1\n"),
+        "ward.toml:1:14: unknown key `tempreature` in [agent.review] (expected one of: \
+         description, mode, hidden, model, temperature, top_p, prompt, steps, permission, \
+         disable, color)"
+    );
+}
+
+#[test]
+fn wrong_types() {
+    assert_eq!(
+        err("\nmodel = 3\n"),
+        "ward.toml:2:9: invalid type: expected a string, found an integer (model)"
+    );
+    assert_eq!(
+        err("[compaction]\nauto = \"yes\"\n"),
+        "ward.toml:2:8: invalid type: expected a boolean, found a string (compaction.auto)"
+    );
+    assert_eq!(
+        err("instructions = \"docs/*.md\"\n"),
+        "ward.toml:1:16: invalid type: expected an array, found a string (instructions)"
+    );
+    assert_eq!(
+        err("instructions = [\"a\", 2]\n"),
+        "ward.toml:1:22: invalid type: expected a string, found an integer (instructions[1])"
+    );
+    assert_eq!(
+        err("compaction = 1\n"),
+        "ward.toml:1:14: invalid type: expected a table, found an integer (compaction)"
+    );
+    assert_eq!(
+        err("[tool_output]\nmax_lines = -1\n"),
+        "ward.toml:2:13: invalid value: expected a non-negative integer, found the integer -1 \
+         (tool_output.max_lines)"
+    );
+}
+
+#[test]
+fn unknown_enum_values_list_the_choices() {
+    assert_eq!(
+        err("[provider.local]\nkind = \"openai\"\n"),
+        "ward.toml:2:8: unknown value `openai` for provider.local.kind (expected one of: \
+         openai-compatible, openai-responses, anthropic)"
+    );
+    assert_eq!(
+        err("[agent.a]\nmode = \"main\"\n"),
+        "ward.toml:2:8: unknown value `main` for agent.a.mode (expected one of: primary, \
+         subagent, all)"
+    );
+    assert_eq!(
+        err("[provider.p.models.m]\ntokenizer = \"gpt2\"\n"),
+        "ward.toml:2:13: unknown value `gpt2` for provider.p.models.m.tokenizer (expected one \
+         of: o200k, cl100k, estimate)"
+    );
+}
+
+#[test]
+fn value_checks_are_located() {
+    assert_eq!(
+        err("model = \"qwen\"\n"),
+        "ward.toml:1:9: expected a model as `provider/model`, found `qwen` (model)"
+    );
+    assert_eq!(
+        err("[compaction]\nthreshold = 90\n"),
+        "ward.toml:2:13: expected a fraction greater than 0 and at most 1, found 90 \
+         (compaction.threshold)"
+    );
+    assert_eq!(
+        err("[plugins.x]\ngrant = [\"fs-read\", \"fs-rd:/tmp\"]\n"),
+        "ward.toml:2:21: unknown capability `fs-rd` (expected one of: fs-read, fs-write, net, \
+         exec, env, hooks) (plugins.x.grant[1])"
+    );
+}
+
+#[test]
+fn syntax_errors_are_located() {
+    let e = err("model = \"a/b\"\n[provider\n");
+    assert!(e.starts_with("ward.toml:2:10: invalid TOML: "), "{e}");
+    let e = err("a = \"unterminated\n");
+    assert!(e.starts_with("ward.toml:1:"), "{e}");
+}

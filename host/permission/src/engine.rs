@@ -1,0 +1,301 @@
+//! The ask channel: checking tool calls and waiting for the user's answer.
+//!
+//! Owns the pending asks, the replies to them (once / always / reject, with their
+//! cascades to the session's other asks) and the approvals layer, which is loaded
+//! from an [`ApprovalStore`] per (project, agent) and appended after the caller's
+//! layers so an "always" answer wins from then on.
+
+mod request;
+mod store;
+#[cfg(test)]
+mod tests;
+
+use std::collections::HashMap;
+use std::collections::hash_map::Entry;
+use std::iter;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
+use std::time::{SystemTime, UNIX_EPOCH};
+
+use tokio::sync::{broadcast, oneshot};
+
+pub use request::{AskRequest, PermissionEvent, Reply};
+pub use store::{ApprovalStore, MemoryApprovals};
+
+use crate::error::PermissionError;
+use crate::evaluate::evaluate_all_in;
+use crate::rule::{Action, Rule, Ruleset};
+
+/// Name of the approvals layer in decisions and explanations.
+const APPROVALS_SOURCE: &str = "approvals";
+
+/// Checks permission requests and routes asks to the user. Cheap to clone; all
+/// clones share the same pending asks.
+#[derive(Clone)]
+pub struct PermissionEngine {
+    inner: Arc<Inner>,
+}
+
+struct Inner {
+    approvals: Arc<dyn ApprovalStore>,
+    events: broadcast::Sender<PermissionEvent>,
+    pending: Mutex<Vec<PendingAsk>>,
+    next_id: AtomicU64,
+}
+
+struct PendingAsk {
+    id: String,
+    request: AskRequest,
+    /// The caller's layers, kept so the ask can be re-evaluated when an "always"
+    /// reply to another ask adds approvals.
+    layers: Vec<Ruleset>,
+    reply: oneshot::Sender<Result<(), PermissionError>>,
+}
+
+impl PendingAsk {
+    fn resolve(self, outcome: Result<(), PermissionError>) {
+        // The caller may have gone away (aborted); nobody is left to tell.
+        let _ = self.reply.send(outcome);
+    }
+}
+
+impl std::fmt::Debug for PermissionEngine {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("PermissionEngine")
+            .field("pending", &self.lock().len())
+            .finish_non_exhaustive()
+    }
+}
+
+impl PermissionEngine {
+    /// Creates an engine that persists "always" approvals in `approvals` and
+    /// publishes asks and replies on `events`.
+    pub fn new(
+        approvals: Arc<dyn ApprovalStore>,
+        events: broadcast::Sender<PermissionEvent>,
+    ) -> Self {
+        PermissionEngine {
+            inner: Arc::new(Inner {
+                approvals,
+                events,
+                pending: Mutex::new(Vec::new()),
+                next_id: AtomicU64::new(0),
+            }),
+        }
+    }
+
+    /// Checks `req` against `layers` followed by the stored approvals for its
+    /// project and agent. Allowed → `Ok`; denied → [`PermissionError::Denied`];
+    /// otherwise publishes [`PermissionEvent::Asked`] and waits for [`reply`].
+    ///
+    /// Dropping the returned future (e.g. when the session is aborted) withdraws
+    /// the ask.
+    ///
+    /// [`reply`]: PermissionEngine::reply
+    pub async fn check(&self, req: AskRequest, layers: &[Ruleset]) -> Result<(), PermissionError> {
+        let approvals = self.approvals(&req.project, &req.agent);
+        let all = layers.iter().chain(iter::once(&approvals));
+        let (decision, pattern) = evaluate_all_in(&req.permission, &req.patterns, all);
+        match decision.action {
+            Action::Allow => return Ok(()),
+            Action::Deny => {
+                return Err(PermissionError::Denied {
+                    permission: req.permission.clone(),
+                    pattern: pattern.to_string(),
+                    rule: decision.describe(),
+                });
+            }
+            Action::Ask => {}
+        }
+
+        let (tx, rx) = oneshot::channel();
+        let id = self.new_id();
+        self.lock().push(PendingAsk {
+            id: id.clone(),
+            request: req.clone(),
+            layers: layers.to_vec(),
+            reply: tx,
+        });
+        let _withdraw = Withdraw {
+            engine: self,
+            id: &id,
+        };
+        self.emit(PermissionEvent::Asked {
+            id: id.clone(),
+            request: req,
+        });
+        // A dropped sender means the ask was removed without an answer.
+        rx.await
+            .unwrap_or(Err(PermissionError::Rejected { feedback: None }))
+    }
+
+    /// Answers the pending ask `id`.
+    ///
+    /// - `Once` lets that call through.
+    /// - `Always` also stores allow rules for the ask's `always` patterns (scoped to
+    ///   its project and agent) and lets through every other pending ask of the
+    ///   session that is now allowed. If storing fails the call still goes through
+    ///   once and [`PermissionError::Store`] is returned.
+    /// - `Reject` fails that call with the feedback and rejects every other pending
+    ///   ask of the session.
+    ///
+    /// Publishes [`PermissionEvent::Replied`] for every ask it settles.
+    pub fn reply(&self, id: &str, reply: Reply) -> Result<(), PermissionError> {
+        let ask = self
+            .take(|ask| ask.id == id)
+            .pop()
+            .ok_or_else(|| PermissionError::UnknownRequest { id: id.to_string() })?;
+        let session = ask.request.session_id.clone();
+        match reply {
+            Reply::Once => {
+                ask.resolve(Ok(()));
+                self.replied(id, Reply::Once);
+                Ok(())
+            }
+            Reply::Reject { feedback } => {
+                ask.resolve(Err(PermissionError::Rejected {
+                    feedback: feedback.clone(),
+                }));
+                self.replied(id, Reply::Reject { feedback });
+                for other in self.take(|ask| ask.request.session_id == session) {
+                    let other_id = other.id.clone();
+                    other.resolve(Err(PermissionError::Rejected { feedback: None }));
+                    self.replied(&other_id, Reply::Reject { feedback: None });
+                }
+                Ok(())
+            }
+            Reply::Always => {
+                let saved = self.persist(&ask.request);
+                ask.resolve(Ok(()));
+                self.replied(id, Reply::Always);
+                saved?;
+                self.release_allowed(&session);
+                Ok(())
+            }
+        }
+    }
+
+    /// The asks waiting for an answer, oldest first.
+    pub fn pending(&self) -> Vec<(String, AskRequest)> {
+        self.lock()
+            .iter()
+            .map(|ask| (ask.id.clone(), ask.request.clone()))
+            .collect()
+    }
+
+    /// The approvals layer for `project` and `agent`.
+    fn approvals(&self, project: &str, agent: &str) -> Ruleset {
+        Ruleset::new(APPROVALS_SOURCE, self.inner.approvals.load(project, agent))
+    }
+
+    /// Stores allow rules for the request's `always` patterns that are not stored yet.
+    fn persist(&self, req: &AskRequest) -> Result<(), PermissionError> {
+        let existing = self.inner.approvals.load(&req.project, &req.agent);
+        let mut new: Vec<Rule> = Vec::new();
+        for pattern in &req.always {
+            let rule = Rule::new(&req.permission, pattern, Action::Allow);
+            if !existing.contains(&rule) && !new.contains(&rule) {
+                new.push(rule);
+            }
+        }
+        if new.is_empty() {
+            return Ok(());
+        }
+        self.inner
+            .approvals
+            .save(&req.project, &req.agent, &new)
+            .map_err(PermissionError::Store)
+    }
+
+    /// After an "always", lets through the session's pending asks that the stored
+    /// approvals now allow in full.
+    fn release_allowed(&self, session: &str) {
+        // Load approvals without holding the lock: the store may do I/O.
+        let scopes: Vec<(String, String)> = self
+            .lock()
+            .iter()
+            .filter(|ask| ask.request.session_id == session)
+            .map(|ask| (ask.request.project.clone(), ask.request.agent.clone()))
+            .collect();
+        let mut approvals: HashMap<(String, String), Ruleset> = HashMap::new();
+        for scope in scopes {
+            if let Entry::Vacant(slot) = approvals.entry(scope) {
+                let set = self.approvals(&slot.key().0, &slot.key().1);
+                slot.insert(set);
+            }
+        }
+
+        let released = self.take(|ask| {
+            let req = &ask.request;
+            if req.session_id != session {
+                return false;
+            }
+            let scope = (req.project.clone(), req.agent.clone());
+            // An ask registered after the scan has no loaded approvals; it stays.
+            approvals.get(&scope).is_some_and(|stored| {
+                let all = ask.layers.iter().chain(iter::once(stored));
+                evaluate_all_in(&req.permission, &req.patterns, all)
+                    .0
+                    .action
+                    == Action::Allow
+            })
+        });
+        for ask in released {
+            let id = ask.id.clone();
+            ask.resolve(Ok(()));
+            self.replied(&id, Reply::Always);
+        }
+    }
+
+    /// Removes and returns the pending asks matching `pred`, in order.
+    fn take(&self, mut pred: impl FnMut(&PendingAsk) -> bool) -> Vec<PendingAsk> {
+        let mut pending = self.lock();
+        let (taken, kept) = std::mem::take(&mut *pending)
+            .into_iter()
+            .partition(|ask| pred(ask));
+        *pending = kept;
+        taken
+    }
+
+    fn lock(&self) -> MutexGuard<'_, Vec<PendingAsk>> {
+        // Every update is a single push or swap, so a panicking holder cannot leave
+        // the list half-changed; ignoring poison is safe.
+        self.inner
+            .pending
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+    }
+
+    /// Time-ordered, unique within the process: `per_` + millis + sequence.
+    fn new_id(&self) -> String {
+        let millis = SystemTime::now()
+            .duration_since(UNIX_EPOCH)
+            .map_or(0, |d| d.as_millis());
+        let seq = self.inner.next_id.fetch_add(1, Ordering::Relaxed);
+        format!("per_{millis:012x}{seq:06x}")
+    }
+
+    fn replied(&self, id: &str, reply: Reply) {
+        self.emit(PermissionEvent::Replied {
+            id: id.to_string(),
+            reply,
+        });
+    }
+
+    fn emit(&self, event: PermissionEvent) {
+        // No subscribers is fine: replies can still arrive through the API.
+        let _ = self.inner.events.send(event);
+    }
+}
+
+/// Withdraws an ask when its `check` future ends, answered or dropped.
+struct Withdraw<'a> {
+    engine: &'a PermissionEngine,
+    id: &'a str,
+}
+
+impl Drop for Withdraw<'_> {
+    fn drop(&mut self) {
+        let _ = self.engine.take(|ask| ask.id == self.id);
+    }
+}

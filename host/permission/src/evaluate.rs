@@ -1,0 +1,278 @@
+//! Deciding a request against layered rulesets.
+//!
+//! Owns the evaluation order: rulesets are concatenated in the order given, the
+//! **last** rule matching both the permission and the pattern wins, and no match
+//! means [`Action::Ask`]. Also owns which tools are hidden from the model outright
+//! and the tool → permission-key mapping.
+
+use crate::rule::{Action, Rule, Ruleset};
+
+/// The outcome of evaluating one request.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Decision<'a> {
+    /// What to do.
+    pub action: Action,
+    /// The deciding rule and its ruleset; `None` when no rule matched (then `Ask`).
+    pub rule: Option<(&'a Ruleset, &'a Rule)>,
+}
+
+impl Decision<'_> {
+    /// The deciding rule as `` `bash rm * = deny` (ward.toml) ``, or `no matching rule`.
+    pub fn describe(&self) -> String {
+        match self.rule {
+            Some((set, rule)) => format!("`{rule}` ({})", set.source),
+            None => "no matching rule".to_string(),
+        }
+    }
+}
+
+/// Evaluates one `pattern` for `permission`; the last matching rule across all
+/// `layers` wins, no match asks.
+pub fn evaluate<'a>(permission: &str, pattern: &str, layers: &'a [Ruleset]) -> Decision<'a> {
+    evaluate_in(permission, pattern, layers.iter())
+}
+
+/// Evaluates a request with several patterns (e.g. each sub-command of a bash
+/// command): any deny denies, else any ask asks, else it is allowed. The returned
+/// rule is the one that decided the first pattern with that outcome.
+///
+/// An empty `patterns` is evaluated as the single pattern `*`, so a request can
+/// never slip through by naming nothing.
+pub fn evaluate_all<'a>(
+    permission: &str,
+    patterns: &[String],
+    layers: &'a [Ruleset],
+) -> Decision<'a> {
+    evaluate_all_in(permission, patterns, layers.iter()).0
+}
+
+/// Tools whose permission is denied outright (the last rule matching the tool's
+/// permission key has pattern `*` and action deny); these are not offered to the
+/// model at all.
+pub fn disabled_tools(tools: &[&str], layers: &[Ruleset]) -> Vec<String> {
+    tools
+        .iter()
+        .filter(|tool| {
+            let key = permission_key(tool);
+            let last = layers
+                .iter()
+                .rev()
+                .flat_map(|set| set.rules.iter().rev())
+                .find(|rule| crate::wildcard::matches(&rule.permission, key));
+            last.is_some_and(|rule| rule.pattern == "*" && rule.action == Action::Deny)
+        })
+        .map(|tool| tool.to_string())
+        .collect()
+}
+
+/// The permission key a tool is checked under: the file-writing tools (`write`,
+/// `edit`, `apply_patch`) share `edit`; every other tool uses its own name.
+pub fn permission_key(tool: &str) -> &str {
+    match tool {
+        "write" | "edit" | "apply_patch" => "edit",
+        other => other,
+    }
+}
+
+/// [`evaluate`] over any sequence of rulesets, so the engine can append the
+/// approvals layer without copying the caller's layers.
+pub(crate) fn evaluate_in<'a, I>(permission: &str, pattern: &str, layers: I) -> Decision<'a>
+where
+    I: DoubleEndedIterator<Item = &'a Ruleset>,
+{
+    layers
+        .rev()
+        .flat_map(|set| set.rules.iter().rev().map(move |rule| (set, rule)))
+        .find(|(_, rule)| rule.matches(permission, pattern))
+        .map_or(
+            Decision {
+                action: Action::Ask,
+                rule: None,
+            },
+            |(set, rule)| Decision {
+                action: rule.action,
+                rule: Some((set, rule)),
+            },
+        )
+}
+
+/// [`evaluate_all`] over any sequence of rulesets; also returns the pattern that
+/// decided, for error messages.
+pub(crate) fn evaluate_all_in<'a, 'p, I>(
+    permission: &str,
+    patterns: &'p [String],
+    layers: I,
+) -> (Decision<'a>, &'p str)
+where
+    I: DoubleEndedIterator<Item = &'a Ruleset> + Clone,
+{
+    if patterns.is_empty() {
+        return (evaluate_in(permission, "*", layers), "*");
+    }
+    let mut ask = None;
+    let mut allow = None;
+    for pattern in patterns {
+        let decision = evaluate_in(permission, pattern, layers.clone());
+        match decision.action {
+            Action::Deny => return (decision, pattern),
+            Action::Ask => {
+                ask.get_or_insert((decision, pattern.as_str()));
+            }
+            Action::Allow => {
+                allow.get_or_insert((decision, pattern.as_str()));
+            }
+        }
+    }
+    // `patterns` is non-empty, so one of the two is set.
+    ask.or(allow).unwrap_or((
+        Decision {
+            action: Action::Ask,
+            rule: None,
+        },
+        "*",
+    ))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::rule::defaults;
+    use Action::{Allow, Ask, Deny};
+
+    fn set(source: &str, rules: &[(&str, &str, Action)]) -> Ruleset {
+        Ruleset::new(
+            source,
+            rules
+                .iter()
+                .map(|&(p, pat, a)| Rule::new(p, pat, a))
+                .collect(),
+        )
+    }
+
+    fn strings(v: &[&str]) -> Vec<String> {
+        v.iter().map(|s| s.to_string()).collect()
+    }
+
+    #[test]
+    fn no_rule_means_ask() {
+        let d = evaluate("bash", "ls", &[]);
+        assert_eq!(d.action, Ask);
+        assert!(d.rule.is_none());
+        assert_eq!(d.describe(), "no matching rule");
+    }
+
+    #[test]
+    fn last_match_wins_within_and_across_layers() {
+        let layers = [
+            set("defaults", &[("*", "*", Allow)]),
+            set(
+                "ward.toml",
+                &[
+                    ("bash", "*", Ask),
+                    ("bash", "git *", Allow),
+                    ("bash", "git push *", Deny),
+                ],
+            ),
+        ];
+        assert_eq!(evaluate("bash", "ls", &layers).action, Ask);
+        assert_eq!(evaluate("bash", "git status", &layers).action, Allow);
+        assert_eq!(evaluate("bash", "git", &layers).action, Allow);
+        assert_eq!(evaluate("bash", "git push origin", &layers).action, Deny);
+        assert_eq!(evaluate("webfetch", "https://x", &layers).action, Allow);
+
+        let session = set("session", &[("bash", "*", Allow)]);
+        let layers = [layers[0].clone(), layers[1].clone(), session];
+        let d = evaluate("bash", "git push origin", &layers);
+        assert_eq!(d.action, Allow);
+        assert_eq!(d.describe(), "`bash * = allow` (session)");
+    }
+
+    #[test]
+    fn permission_names_are_wildcards_too() {
+        let layers = [set("x", &[("*", "*", Deny), ("mcp_*", "*", Allow)])];
+        assert_eq!(evaluate("mcp_github", "x", &layers).action, Allow);
+        assert_eq!(evaluate("read", "x", &layers).action, Deny);
+    }
+
+    #[test]
+    fn defaults_guard_env_files() {
+        let layers = [defaults()];
+        assert_eq!(evaluate("read", "src/main.rs", &layers).action, Allow);
+        assert_eq!(evaluate("read", ".env", &layers).action, Ask);
+        assert_eq!(evaluate("read", "app/.env.local", &layers).action, Ask);
+        assert_eq!(evaluate("read", ".env.example", &layers).action, Allow);
+        assert_eq!(
+            evaluate("external_directory", "/etc/*", &layers).action,
+            Ask
+        );
+        assert_eq!(evaluate("doom_loop", "bash", &layers).action, Ask);
+        assert_eq!(evaluate("edit", "src/main.rs", &layers).action, Allow);
+    }
+
+    #[test]
+    fn evaluate_all_deny_beats_ask_beats_allow() {
+        let layers = [set(
+            "ward.toml",
+            &[
+                ("bash", "*", Ask),
+                ("bash", "ls *", Allow),
+                ("bash", "rm *", Deny),
+            ],
+        )];
+        let all = |p: &[&str]| evaluate_all("bash", &strings(p), &layers).action;
+        assert_eq!(all(&["ls", "ls -la"]), Allow);
+        assert_eq!(all(&["ls", "make"]), Ask);
+        assert_eq!(all(&["ls", "make", "rm -rf x"]), Deny);
+        // Nothing to check is evaluated as `*`, never a free pass.
+        assert_eq!(all(&[]), Ask);
+
+        let patterns = strings(&["ls", "rm x"]);
+        let (d, pattern) = evaluate_all_in("bash", &patterns, layers.iter());
+        assert_eq!((d.action, pattern), (Deny, "rm x"));
+        assert_eq!(d.describe(), "`bash rm * = deny` (ward.toml)");
+    }
+
+    #[test]
+    fn disabled_tools_only_for_blanket_deny() {
+        let layers = [
+            defaults(),
+            set(
+                "agent plan",
+                &[
+                    ("edit", "*", Deny),
+                    ("bash", "*", Deny),
+                    ("bash", "git *", Allow),
+                    ("webfetch", "*", Deny),
+                ],
+            ),
+            set("session", &[("webfetch", "*", Allow)]),
+        ];
+        let tools = [
+            "read",
+            "write",
+            "edit",
+            "apply_patch",
+            "bash",
+            "webfetch",
+            "grep",
+        ];
+        assert_eq!(
+            disabled_tools(&tools, &layers),
+            strings(&["write", "edit", "apply_patch"])
+        );
+        let all_off = [set("x", &[("*", "*", Deny)])];
+        assert_eq!(
+            disabled_tools(&["read", "bash"], &all_off),
+            strings(&["read", "bash"])
+        );
+    }
+
+    #[test]
+    fn permission_keys() {
+        assert_eq!(permission_key("write"), "edit");
+        assert_eq!(permission_key("edit"), "edit");
+        assert_eq!(permission_key("apply_patch"), "edit");
+        assert_eq!(permission_key("read"), "read");
+        assert_eq!(permission_key("mcp_github_search"), "mcp_github_search");
+    }
+}

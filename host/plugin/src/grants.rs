@@ -1,0 +1,305 @@
+//! Effective capabilities: what a plugin's manifest asks for (the ceiling) intersected
+//! with what a person granted.
+//!
+//! A grant is a string from config or the install lock: a bare capability (`fs-read`,
+//! `fs-write`, `net`, `exec`, `env`, or `all`) grants that whole part of the ceiling;
+//! `fs-read:PATH`, `net:HOST`, `exec:PATTERN`, `env:NAME` grant one item, and only if the
+//! ceiling covers it. Only people grant: nothing a plugin or a model says reaches here.
+
+use std::path::{Path, PathBuf};
+
+use ward_permission::wildcard;
+
+/// What the manifest asks for, with `$WORKSPACE` and `~` resolved.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Ceiling {
+    /// Directories readable.
+    pub fs_read: Vec<PathBuf>,
+    /// Directories writable (and readable).
+    pub fs_write: Vec<PathBuf>,
+    /// Hosts reachable: `scheme://host[:port]`, `host`, `*.domain` or `*`.
+    pub net: Vec<String>,
+    /// Command patterns, e.g. `git *`.
+    pub exec: Vec<String>,
+    /// Environment variable names.
+    pub env: Vec<String>,
+}
+
+/// The rights a plugin actually has for one project.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Effective {
+    /// Directories preopened read-only.
+    pub fs_read: Vec<PathBuf>,
+    /// Directories preopened read-write.
+    pub fs_write: Vec<PathBuf>,
+    /// Network targets; a URL must match one of these *and* one of `net_ceiling`.
+    pub net: Vec<String>,
+    /// Command patterns; a command must match one of these *and* of `exec_ceiling`.
+    pub exec: Vec<String>,
+    /// The manifest's network ceiling.
+    pub net_ceiling: Vec<String>,
+    /// The manifest's command ceiling.
+    pub exec_ceiling: Vec<String>,
+    /// Environment variables passed through.
+    pub env: Vec<String>,
+}
+
+/// A grant that was ignored, with the reason (shown by `ward plugin list`).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct IgnoredGrant {
+    /// The grant as written.
+    pub grant: String,
+    /// Why it was ignored.
+    pub reason: String,
+}
+
+impl Ceiling {
+    /// Resolves the manifest's capability lists against `project`.
+    pub fn resolve(caps: &ward_config::manifest::Capabilities, project: &Path) -> Ceiling {
+        let paths = |list: &[String]| list.iter().map(|p| resolve_path(p, project)).collect();
+        Ceiling {
+            fs_read: paths(&caps.fs_read),
+            fs_write: paths(&caps.fs_write),
+            net: caps.net.clone(),
+            exec: caps.exec.clone(),
+            env: caps.env.clone(),
+        }
+    }
+
+    /// Intersects this ceiling with `grants`.
+    pub fn grant(&self, grants: &[String], project: &Path) -> (Effective, Vec<IgnoredGrant>) {
+        let mut eff = Effective {
+            net_ceiling: self.net.clone(),
+            exec_ceiling: self.exec.clone(),
+            ..Effective::default()
+        };
+        let mut ignored = Vec::new();
+        for grant in grants {
+            let (kind, item) = match grant.split_once(':') {
+                Some((k, i)) => (k.trim(), Some(i.trim())),
+                None => (grant.trim(), None),
+            };
+            let outcome = match kind {
+                "all" if item.is_none() => {
+                    eff.fs_read.extend(self.fs_read.iter().cloned());
+                    eff.fs_write.extend(self.fs_write.iter().cloned());
+                    eff.net.extend(self.net.iter().cloned());
+                    eff.exec.extend(self.exec.iter().cloned());
+                    eff.env.extend(self.env.iter().cloned());
+                    Ok(())
+                }
+                "fs-read" => grant_paths(&self.fs_read, item, project, &mut eff.fs_read),
+                "fs-write" => grant_paths(&self.fs_write, item, project, &mut eff.fs_write),
+                "net" => grant_items(&self.net, item, &mut eff.net),
+                "exec" => grant_items(&self.exec, item, &mut eff.exec),
+                "env" => grant_env(&self.env, item, &mut eff.env),
+                _ => Err(format!(
+                    "unknown capability `{kind}` (expected fs-read, fs-write, net, exec, env or all)"
+                )),
+            };
+            if let Err(reason) = outcome {
+                ignored.push(IgnoredGrant {
+                    grant: grant.clone(),
+                    reason,
+                });
+            }
+        }
+        for list in [&mut eff.fs_read, &mut eff.fs_write] {
+            list.sort();
+            list.dedup();
+        }
+        (eff, ignored)
+    }
+}
+
+impl Effective {
+    /// Whether `command` (one sub-command) is within both the grant and the ceiling.
+    pub fn allows_exec(&self, command: &str) -> bool {
+        let m = |pats: &[String]| pats.iter().any(|p| wildcard::matches(p, command));
+        m(&self.exec) && m(&self.exec_ceiling)
+    }
+
+    /// Whether a request to `scheme://host:port` is within both the grant and the ceiling.
+    pub fn allows_net(&self, scheme: &str, host: &str, port: u16) -> bool {
+        let m = |pats: &[String]| pats.iter().any(|p| net_matches(p, scheme, host, port));
+        m(&self.net) && m(&self.net_ceiling)
+    }
+
+    /// Whether the grant names `host` explicitly (not through `*`), which is what it
+    /// takes to reach a loopback or private address.
+    pub fn names_host_explicitly(&self, host: &str) -> bool {
+        self.net.iter().any(|p| {
+            let h = p.split_once("://").map_or(p.as_str(), |(_, rest)| rest);
+            let h = h.split(['/', ':']).next().unwrap_or("");
+            h.eq_ignore_ascii_case(host)
+        })
+    }
+}
+
+/// Matches a `net` pattern (`*`, `host`, `*.domain`, `scheme://host[:port]`).
+pub fn net_matches(pattern: &str, scheme: &str, host: &str, port: u16) -> bool {
+    if pattern == "*" {
+        return true;
+    }
+    let (pat_scheme, rest) = match pattern.split_once("://") {
+        Some((s, r)) => (Some(s), r),
+        None => (None, pattern),
+    };
+    let rest = rest.trim_end_matches('/');
+    let (pat_host, pat_port) = match rest.rsplit_once(':') {
+        Some((h, p)) => (h, p.parse::<u16>().ok()),
+        None => (rest, None),
+    };
+    if pat_scheme.is_some_and(|s| !s.eq_ignore_ascii_case(scheme)) {
+        return false;
+    }
+    if pat_port.is_some_and(|p| p != port) {
+        return false;
+    }
+    let host = host.to_ascii_lowercase();
+    let pat_host = pat_host.to_ascii_lowercase();
+    match pat_host.strip_prefix("*.") {
+        Some(domain) => host.ends_with(&format!(".{domain}")),
+        None => pat_host == "*" || pat_host == host,
+    }
+}
+
+fn resolve_path(raw: &str, project: &Path) -> PathBuf {
+    let expanded = if let Some(rest) = raw.strip_prefix("$WORKSPACE") {
+        format!("{}{rest}", project.display())
+    } else {
+        wildcard::expand_home(raw)
+    };
+    let path = PathBuf::from(expanded);
+    let path = if path.is_absolute() {
+        path
+    } else {
+        project.join(path)
+    };
+    ward_permission::path::normalize(&path)
+}
+
+fn grant_paths(
+    ceiling: &[PathBuf],
+    item: Option<&str>,
+    project: &Path,
+    out: &mut Vec<PathBuf>,
+) -> Result<(), String> {
+    match item {
+        None => {
+            out.extend(ceiling.iter().cloned());
+            Ok(())
+        }
+        Some(raw) => {
+            let path = resolve_path(raw, project);
+            if ceiling.iter().any(|c| path.starts_with(c)) {
+                out.push(path);
+                Ok(())
+            } else {
+                Err(format!(
+                    "`{}` is outside what the manifest asks for",
+                    path.display()
+                ))
+            }
+        }
+    }
+}
+
+fn grant_items(
+    ceiling: &[String],
+    item: Option<&str>,
+    out: &mut Vec<String>,
+) -> Result<(), String> {
+    match item {
+        None => {
+            out.extend(ceiling.iter().cloned());
+            Ok(())
+        }
+        Some(i) if ceiling.is_empty() => Err(format!("the manifest does not ask for `{i}`")),
+        // Whether `i` falls within the ceiling is checked per request: both must match.
+        Some(i) => {
+            out.push(i.to_string());
+            Ok(())
+        }
+    }
+}
+
+fn grant_env(ceiling: &[String], item: Option<&str>, out: &mut Vec<String>) -> Result<(), String> {
+    match item {
+        None => {
+            out.extend(ceiling.iter().cloned());
+            Ok(())
+        }
+        Some(name) if ceiling.iter().any(|c| c == name) => {
+            out.push(name.to_string());
+            Ok(())
+        }
+        Some(name) => Err(format!("the manifest does not ask for `{name}`")),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn ceiling() -> Ceiling {
+        Ceiling {
+            fs_read: vec![PathBuf::from("/p")],
+            fs_write: vec![PathBuf::from("/p/out")],
+            net: vec!["https://*.example.com".into(), "api.test".into()],
+            exec: vec!["git *".into()],
+            env: vec!["TOKEN".into()],
+        }
+    }
+
+    #[test]
+    fn nothing_granted_means_nothing() {
+        let (eff, ignored) = ceiling().grant(&[], Path::new("/p"));
+        assert_eq!(eff.fs_read, Vec::<PathBuf>::new());
+        assert!(!eff.allows_exec("git status"));
+        assert!(!eff.allows_net("https", "a.example.com", 443));
+        assert!(ignored.is_empty());
+    }
+
+    #[test]
+    fn grants_are_cut_to_the_ceiling() {
+        let grants = [
+            "fs-read:/p/src".to_string(),
+            "fs-read:/etc".to_string(),
+            "exec:*".to_string(),
+            "env:HOME".to_string(),
+            "net".to_string(),
+            "sockets".to_string(),
+        ];
+        let (eff, ignored) = ceiling().grant(&grants, Path::new("/p"));
+        assert_eq!(eff.fs_read, vec![PathBuf::from("/p/src")]);
+        // `exec:*` is granted, but the ceiling still limits it to `git *`.
+        assert!(eff.allows_exec("git log"));
+        assert!(!eff.allows_exec("rm -rf /"));
+        assert!(eff.env.is_empty());
+        assert!(eff.allows_net("https", "a.example.com", 443));
+        assert!(!eff.allows_net("http", "a.example.com", 80));
+        assert!(!eff.allows_net("https", "example.com.evil", 443));
+        let names: Vec<_> = ignored.iter().map(|i| i.grant.as_str()).collect();
+        assert_eq!(names, ["fs-read:/etc", "env:HOME", "sockets"]);
+    }
+
+    #[test]
+    fn net_patterns() {
+        assert!(net_matches(
+            "http://127.0.0.1:8080",
+            "http",
+            "127.0.0.1",
+            8080
+        ));
+        assert!(!net_matches(
+            "http://127.0.0.1:8080",
+            "http",
+            "127.0.0.1",
+            8081
+        ));
+        assert!(net_matches("*.a.org", "https", "x.a.org", 443));
+        assert!(!net_matches("*.a.org", "https", "a.org.evil.net", 443));
+        assert!(net_matches("*", "https", "anything", 1));
+    }
+}

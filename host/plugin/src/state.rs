@@ -1,0 +1,133 @@
+//! What one plugin call carries: the per-call [`Store`](wasmtime::Store) data, the
+//! sandboxed WASI context built from the plugin's effective capabilities, and the
+//! session scope the host imports check against.
+
+use std::path::PathBuf;
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use wasmtime::component::ResourceTable;
+use wasmtime::{StoreLimits, StoreLimitsBuilder};
+use wasmtime_wasi::{FsPerms, WasiCtx, WasiCtxBuilder, WasiCtxView, WasiView};
+
+use ward_permission::{PermissionEngine, Ruleset};
+
+use crate::audit::Audit;
+use crate::grants::Effective;
+
+/// Receives `progress` updates from a running tool: new title (if any) and metadata JSON.
+pub type ProgressSink = Arc<dyn Fn(Option<String>, String) + Send + Sync>;
+
+/// Who is calling, where, and under which rules. Supplied by the caller (the agent loop,
+/// `ward tool call`, …) for every call.
+#[derive(Clone)]
+pub struct CallScope {
+    /// Session id, or empty.
+    pub session_id: String,
+    /// Assistant message id, or empty.
+    pub message_id: String,
+    /// Tool call id, or empty.
+    pub call_id: String,
+    /// The agent on whose behalf the call runs.
+    pub agent: String,
+    /// The project root; `$WORKSPACE` in manifests.
+    pub project: PathBuf,
+    /// The permission layers in force (defaults → agent → config → session).
+    pub rules: Arc<Vec<Ruleset>>,
+    /// Where asks go.
+    pub permissions: PermissionEngine,
+    /// Live progress of the running tool.
+    pub progress: Option<ProgressSink>,
+}
+
+/// Per-call resource limits, from the manifest.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct CallLimits {
+    /// Linear memory, bytes.
+    pub memory_bytes: usize,
+    /// Wall time for the whole call.
+    pub time: Duration,
+    /// Largest result (tool output, exec output, HTTP body), bytes.
+    pub output_bytes: usize,
+}
+
+/// The environment host imports see during a call.
+pub struct CallEnv {
+    /// The plugin being called.
+    pub plugin: String,
+    /// Its effective capabilities for this project.
+    pub caps: Arc<Effective>,
+    /// The caller's scope.
+    pub scope: CallScope,
+    /// Its limits.
+    pub limits: CallLimits,
+    /// When the call must be over.
+    pub deadline: Instant,
+    /// Where decisions are recorded.
+    pub audit: Arc<Audit>,
+}
+
+/// The data in each call's `Store`.
+pub struct StoreState {
+    pub(crate) wasi: WasiCtx,
+    pub(crate) table: ResourceTable,
+    pub(crate) limits: StoreLimits,
+    pub(crate) env: Arc<CallEnv>,
+}
+
+impl WasiView for StoreState {
+    fn ctx(&mut self) -> WasiCtxView<'_> {
+        WasiCtxView {
+            ctx: &mut self.wasi,
+            table: &mut self.table,
+        }
+    }
+}
+
+impl StoreState {
+    /// Builds the sandbox for one call: preopens of the granted directories only (at
+    /// their real absolute paths, so paths mean the same inside and out), read-only
+    /// unless granted `fs-write`; only the granted environment variables; no arguments,
+    /// no stdin, output discarded; no sockets and no name lookups.
+    pub fn new(env: Arc<CallEnv>) -> Self {
+        let mut b = WasiCtxBuilder::new();
+        b.allow_tcp(false)
+            .allow_udp(false)
+            .allow_ip_name_lookup(false);
+        for dir in &env.caps.fs_write {
+            preopen(&mut b, &env, dir, FsPerms::ReadWrite);
+        }
+        for dir in &env.caps.fs_read {
+            if env.caps.fs_write.iter().any(|w| w == dir) {
+                continue;
+            }
+            preopen(&mut b, &env, dir, FsPerms::ReadOnly);
+        }
+        for name in &env.caps.env {
+            if let Ok(value) = std::env::var(name) {
+                b.env(name, value);
+            }
+        }
+        let limits = StoreLimitsBuilder::new()
+            .memory_size(env.limits.memory_bytes)
+            .table_elements(100_000)
+            .instances(32)
+            .tables(32)
+            .memories(8)
+            .build();
+        StoreState {
+            wasi: b.build(),
+            table: ResourceTable::new(),
+            limits,
+            env,
+        }
+    }
+}
+
+fn preopen(b: &mut WasiCtxBuilder, env: &CallEnv, dir: &std::path::Path, perms: FsPerms) {
+    let guest = dir.to_string_lossy();
+    if let Err(e) = b.preopened_dir(dir, guest.as_ref(), perms) {
+        // A granted directory that does not exist is simply not there for the plugin.
+        tracing::debug!(plugin = %env.plugin, "cannot preopen {}: {e}", dir.display());
+    }
+}

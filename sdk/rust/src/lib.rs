@@ -1,0 +1,81 @@
+//! The Rust SDK for Ward plugins.
+//!
+//! A tool is a type implementing [`Tool`]: an arguments struct deriving `serde::Deserialize`
+//! and `schemars::JsonSchema` (the JSON Schema the model sees is derived from it) and a
+//! `run` function. [`export_tools!`] turns one or more tools into a component exporting
+//! the `ward:plugin/tool` interface:
+//!
+//! ```ignore
+//! use ward_sdk::{Context, Output, Tool, ToolError};
+//!
+//! #[derive(serde::Deserialize, schemars::JsonSchema)]
+//! struct Args { name: String }
+//!
+//! struct Hello;
+//! impl Tool for Hello {
+//!     type Args = Args;
+//!     const NAME: &'static str = "hello";
+//!     const DESCRIPTION: &'static str = "Greet someone";
+//!     fn run(args: Args, _ctx: &Context) -> Result<Output, ToolError> {
+//!         Ok(Output::text("hello", format!("Hello, {}!", args.name)))
+//!     }
+//! }
+//!
+//! ward_sdk::export_tools!(Hello);
+//! ```
+
+/// Raw bindings generated from `wit/ward-plugin.wit` (world `tool-plugin`).
+#[allow(missing_docs, clippy::all)]
+pub mod bindings {
+    wit_bindgen::generate!({
+        path: "../../wit",
+        world: "tool-plugin",
+        pub_export_macro: true,
+        export_macro_name: "__export_tool_plugin",
+        default_bindings_module: "ward_sdk::bindings",
+    });
+}
+
+mod host_api;
+mod tool;
+
+pub use bindings::ward::plugin::types::{
+    Attachment, CallContext as Context, ToolError, ToolInfo, ToolOutput,
+};
+pub use host_api::{ExecOutput, HttpResponse, LogLevel, ask, exec, http_fetch, log, progress};
+pub use tool::{Output, Tool, dispatch, info};
+
+/// Re-exported so the export macro and plugin authors use the SDK's versions.
+pub use {schemars, serde, serde_json};
+
+/// Exports the listed [`Tool`] types as this component's `ward:plugin/tool` interface.
+#[macro_export]
+macro_rules! export_tools {
+    ($($tool:ty),+ $(,)?) => {
+        #[doc(hidden)]
+        pub struct __WardExportedTools;
+
+        impl $crate::bindings::exports::ward::plugin::tool::Guest for __WardExportedTools {
+            fn list_tools() -> ::std::vec::Vec<$crate::ToolInfo> {
+                ::std::vec![$($crate::info::<$tool>()),+]
+            }
+
+            fn execute(
+                name: ::std::string::String,
+                args: ::std::string::String,
+                context: $crate::Context,
+            ) -> ::std::result::Result<$crate::ToolOutput, $crate::ToolError> {
+                $(
+                    if name == <$tool as $crate::Tool>::NAME {
+                        return $crate::dispatch::<$tool>(&args, &context);
+                    }
+                )+
+                ::std::result::Result::Err($crate::ToolError::InvalidArguments(
+                    ::std::format!("this plugin has no tool named `{name}`"),
+                ))
+            }
+        }
+
+        $crate::bindings::__export_tool_plugin!(__WardExportedTools with_types_in $crate::bindings);
+    };
+}
