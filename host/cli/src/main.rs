@@ -1,1 +1,78 @@
-fn main() {}
+//! `ward`: the command-line entry point.
+
+mod builtins;
+mod commands;
+mod prompt;
+mod setup;
+
+use std::process::ExitCode;
+
+use clap::{Parser, Subcommand};
+
+/// Ward: an AI agent platform whose tools, hooks, agents and skills are sandboxed
+/// WebAssembly components.
+#[derive(Parser)]
+#[command(name = "ward", version, about)]
+struct Cli {
+    #[command(subcommand)]
+    command: Option<Command>,
+}
+
+#[derive(Subcommand)]
+enum Command {
+    /// Run a single tool, as the agent loop would (for tool authors).
+    Tool {
+        #[command(subcommand)]
+        command: commands::tool::ToolCommand,
+    },
+    /// Inspect plugins.
+    Plugin {
+        #[command(subcommand)]
+        command: commands::plugin::PluginCommand,
+    },
+    /// Inspect permission rules.
+    Permission {
+        #[command(subcommand)]
+        command: commands::permission::PermissionCommand,
+    },
+}
+
+fn main() -> ExitCode {
+    tracing_subscriber::fmt()
+        .with_env_filter(
+            tracing_subscriber::EnvFilter::try_from_env("WARD_LOG")
+                .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("warn")),
+        )
+        .with_writer(std::io::stderr)
+        .init();
+    let cli = Cli::parse();
+    let runtime = match tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+    {
+        Ok(r) => r,
+        Err(e) => {
+            eprintln!("error: cannot start the async runtime: {e}");
+            return ExitCode::FAILURE;
+        }
+    };
+    let result = runtime.block_on(async {
+        match cli.command {
+            Some(Command::Tool { command }) => commands::tool::run(command).await,
+            Some(Command::Plugin { command }) => commands::plugin::run(command).await,
+            Some(Command::Permission { command }) => commands::permission::run(command),
+            None => {
+                use clap::CommandFactory;
+                Cli::command().print_help()?;
+                Ok(ExitCode::SUCCESS)
+            }
+        }
+    });
+    match result {
+        Ok(code) => code,
+        Err(e) => {
+            eprintln!("error: {e:#}");
+            ExitCode::FAILURE
+        }
+    }
+}

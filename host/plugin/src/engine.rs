@@ -88,9 +88,3 @@ impl Drop for SharedEngine {
         }
     }
 }
-
-/// The number of ticks that make up `limit`, rounded up, at least one.
-pub fn ticks_for(limit: Duration) -> u64 {
-    let tick = TICK.as_micros().max(1);
-    (limit.as_micros().div_ceil(tick) as u64).max(1)
-}

@@ -11,9 +11,18 @@ pub mod audit;
 pub mod bindings;
 pub mod cache;
 mod compat;
+pub mod discovery;
 pub mod engine;
+pub mod error;
 mod exec;
 pub mod grants;
 mod imports;
 mod net;
+pub mod runtime;
 pub mod state;
+
+pub use bindings::{CallContext, ToolError, ToolInfo, ToolOutput};
+pub use error::CallError;
+pub use runtime::{HostOptions, MAX_STRIKES, Plugin, PluginHost};
+pub use state::{CallLimits, CallScope, ProgressSink};
+pub mod tool_rules;

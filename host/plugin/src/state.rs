@@ -6,8 +6,8 @@ use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
+use wasmtime::ResourceLimiter;
 use wasmtime::component::ResourceTable;
-use wasmtime::{StoreLimits, StoreLimitsBuilder};
 use wasmtime_wasi::{FsPerms, WasiCtx, WasiCtxBuilder, WasiCtxView, WasiView};
 
 use ward_permission::{PermissionEngine, Ruleset};
@@ -71,7 +71,7 @@ pub struct CallEnv {
 pub struct StoreState {
     pub(crate) wasi: WasiCtx,
     pub(crate) table: ResourceTable,
-    pub(crate) limits: StoreLimits,
+    pub(crate) limits: Limiter,
     pub(crate) env: Arc<CallEnv>,
 }
 
@@ -108,13 +108,10 @@ impl StoreState {
                 b.env(name, value);
             }
         }
-        let limits = StoreLimitsBuilder::new()
-            .memory_size(env.limits.memory_bytes)
-            .table_elements(100_000)
-            .instances(32)
-            .tables(32)
-            .memories(8)
-            .build();
+        let limits = Limiter {
+            memory_bytes: env.limits.memory_bytes,
+            memory_refused: false,
+        };
         StoreState {
             wasi: b.build(),
             table: ResourceTable::new(),
@@ -129,5 +126,67 @@ fn preopen(b: &mut WasiCtxBuilder, env: &CallEnv, dir: &std::path::Path, perms: 
     if let Err(e) = b.preopened_dir(dir, guest.as_ref(), perms) {
         // A granted directory that does not exist is simply not there for the plugin.
         tracing::debug!(plugin = %env.plugin, "cannot preopen {}: {e}", dir.display());
+    }
+}
+
+/// Enforces the plugin's memory limit and remembers whether it had to, so a trap that
+/// follows a refused allocation is reported as "out of memory" rather than a crash.
+pub(crate) struct Limiter {
+    memory_bytes: usize,
+    pub(crate) memory_refused: bool,
+}
+
+/// Table elements any one table may hold; generous for real code, fatal for a bomb.
+const MAX_TABLE_ELEMENTS: usize = 100_000;
+
+impl ResourceLimiter for Limiter {
+    fn memory_growing(
+        &mut self,
+        _current: usize,
+        desired: usize,
+        _maximum: Option<usize>,
+    ) -> wasmtime::Result<bool> {
+        if desired > self.memory_bytes {
+            self.memory_refused = true;
+            return Ok(false);
+        }
+        Ok(true)
+    }
+
+    fn table_growing(
+        &mut self,
+        _current: usize,
+        desired: usize,
+        _maximum: Option<usize>,
+    ) -> wasmtime::Result<bool> {
+        Ok(desired <= MAX_TABLE_ELEMENTS)
+    }
+}
+
+impl CallScope {
+    /// A scope outside any session in which everything a rule could ask about is denied,
+    /// since no one is there to answer. Used to list a plugin's tools at load.
+    pub fn detached(project: &std::path::Path) -> Self {
+        let (tx, _) = tokio::sync::broadcast::channel(1);
+        CallScope {
+            session_id: String::new(),
+            message_id: String::new(),
+            call_id: String::new(),
+            agent: String::new(),
+            project: project.to_path_buf(),
+            rules: Arc::new(vec![ward_permission::Ruleset::new(
+                "detached",
+                vec![ward_permission::Rule::new(
+                    "*",
+                    "*",
+                    ward_permission::Action::Deny,
+                )],
+            )]),
+            permissions: PermissionEngine::new(
+                Arc::new(ward_permission::MemoryApprovals::new()),
+                tx,
+            ),
+            progress: None,
+        }
     }
 }

@@ -79,7 +79,8 @@ pub struct PluginConfig {
     /// Granted capabilities, e.g. `fs-read`, `fs-read:$WORKSPACE/docs`,
     /// `net:https://api.example.com`, `exec:git *`, `env:GITHUB_TOKEN`.
     /// The effective right is the manifest's ceiling ∩ these ∩ the permission rules.
-    pub grant: Vec<Grant>,
+    /// Unset: built-in plugins get what their manifest asks for, others get nothing.
+    pub grant: Option<Vec<Grant>>,
     /// Whether the plugin is loaded at all (default `true`).
     pub enabled: bool,
     /// Explicit plugin directory; relative paths are resolved against the
@@ -90,7 +91,7 @@ pub struct PluginConfig {
 impl Default for PluginConfig {
     fn default() -> Self {
         Self {
-            grant: Vec::new(),
+            grant: None,
             enabled: true,
             path: None,
         }

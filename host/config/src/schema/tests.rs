@@ -82,8 +82,9 @@ fn the_documented_example_parses() {
         .collect();
     assert_eq!(bash, ["*", "git status"]);
     let tool = &config.plugins["my-tool"];
-    assert_eq!(tool.grant.len(), 3);
-    assert_eq!(tool.grant[1].to_string(), "net:https://api.example.com");
+    let grant = tool.grant.as_ref().unwrap();
+    assert_eq!(grant.len(), 3);
+    assert_eq!(grant[1].to_string(), "net:https://api.example.com");
     assert!(!tool.enabled);
     assert_eq!(
         tool.path.as_deref(),

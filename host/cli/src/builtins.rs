@@ -1,0 +1,3 @@
+//! The first-party plugins compiled into this binary by `build.rs`.
+
+include!(concat!(env!("OUT_DIR"), "/builtins.rs"));

@@ -1,0 +1,33 @@
+//! `ward permission explain TOOL PATTERN`: which rule decides, and which deny rules are
+//! shadowed by later rules.
+
+use std::process::ExitCode;
+
+use anyhow::Result;
+use clap::Subcommand;
+
+/// `ward permission …`
+#[derive(Subcommand)]
+pub enum PermissionCommand {
+    /// Show the rule that decides TOOL for PATTERN, and warn about shadowed deny rules.
+    Explain {
+        /// A tool or permission key (`read`, `edit`, `bash`, `write`, a plugin tool, …).
+        tool: String,
+        /// What is asked for: a path relative to the project, a command, a URL.
+        pattern: String,
+    },
+}
+
+/// Runs the subcommand.
+pub fn run(command: PermissionCommand) -> Result<ExitCode> {
+    match command {
+        PermissionCommand::Explain { tool, pattern } => {
+            let cwd = std::env::current_dir()?;
+            let config = ward_config::load(&cwd)?;
+            let layers = crate::setup::rules(&config)?;
+            let key = ward_permission::permission_key(&tool);
+            print!("{}", ward_permission::explain(key, &pattern, &layers));
+            Ok(ExitCode::SUCCESS)
+        }
+    }
+}

@@ -1,0 +1,116 @@
+//! `ward plugin list`: every plugin, what it provides, what it asked for, what it was
+//! granted, and whether it works.
+
+use std::process::ExitCode;
+
+use anyhow::Result;
+use clap::Subcommand;
+
+use crate::setup::Workspace;
+
+/// `ward plugin …`
+#[derive(Subcommand)]
+pub enum PluginCommand {
+    /// List plugins with their tools, requested and granted capabilities, and status.
+    List,
+}
+
+/// Runs the subcommand.
+pub async fn run(command: PluginCommand) -> Result<ExitCode> {
+    match command {
+        PluginCommand::List => list().await,
+    }
+}
+
+async fn list() -> Result<ExitCode> {
+    let cwd = std::env::current_dir()?;
+    let ws = Workspace::open(&cwd)?;
+    for p in ws.host.plugins() {
+        let m = &p.source.manifest;
+        let kinds: Vec<String> = m
+            .kinds
+            .iter()
+            .map(|k| format!("{k:?}").to_lowercase())
+            .collect();
+        println!(
+            "{} {} ({}, {})",
+            m.name,
+            m.version,
+            p.source.origin.as_str(),
+            kinds.join(", ")
+        );
+        println!("  from:      {}", p.source.manifest_path.display());
+        let status = match p.disabled_reason() {
+            Some(reason) => format!("disabled: {reason}"),
+            None => match ws.host.tools_of(p).await {
+                Ok(tools) => {
+                    let names: Vec<String> = tools.into_iter().map(|t| t.name).collect();
+                    println!("  tools:     {}", names.join(", "));
+                    "ok".to_string()
+                }
+                Err(e) => format!("error: {e}"),
+            },
+        };
+        let c = &p.ceiling;
+        let e = &p.effective;
+        let paths = |v: &[std::path::PathBuf]| {
+            v.iter()
+                .map(|p| p.display().to_string())
+                .collect::<Vec<_>>()
+        };
+        println!(
+            "  requested: {}",
+            caps(
+                &paths(&c.fs_read),
+                &paths(&c.fs_write),
+                &c.net,
+                &c.exec,
+                &c.env
+            )
+        );
+        println!(
+            "  granted:   {}",
+            caps(
+                &paths(&e.fs_read),
+                &paths(&e.fs_write),
+                &e.net,
+                &e.exec,
+                &e.env
+            )
+        );
+        for i in &p.ignored_grants {
+            println!("  ignored grant `{}`: {}", i.grant, i.reason);
+        }
+        println!("  status:    {status}\n");
+    }
+    for e in &ws.discovery_errors {
+        println!("error: {e}");
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+fn caps(
+    read: &[String],
+    write: &[String],
+    net: &[String],
+    exec: &[String],
+    env: &[String],
+) -> String {
+    let mut parts = Vec::new();
+    for (name, list) in [
+        ("fs-read", read),
+        ("fs-write", write),
+        ("net", net),
+        ("exec", exec),
+        ("env", env),
+    ] {
+        if !list.is_empty() {
+            parts.push(format!("{name} [{}]", list.join(", ")));
+        }
+    }
+    if parts.is_empty() {
+        "nothing".to_string()
+    } else {
+        parts.join("; ")
+    }
+}

@@ -1,0 +1,89 @@
+//! Answering permission asks on the terminal: `y` once, `a` always, `n` reject (with
+//! optional feedback after the `n`, e.g. `n use the other file`). With `--yes` every ask
+//! is answered "once" without a prompt. Answers are read from standard input line by
+//! line, so they can be piped in; at end of input every ask is rejected.
+
+use std::io::{BufRead, Write};
+
+use tokio::sync::broadcast;
+use ward_permission::{PermissionEngine, PermissionEvent, Reply};
+
+/// Answers asks published on `events` until the channel closes.
+pub fn spawn_answerer(
+    engine: PermissionEngine,
+    mut events: broadcast::Receiver<PermissionEvent>,
+    yes: bool,
+) -> tokio::task::JoinHandle<()> {
+    tokio::spawn(async move {
+        loop {
+            let event = match events.recv().await {
+                Ok(e) => e,
+                Err(broadcast::error::RecvError::Lagged(_)) => continue,
+                Err(broadcast::error::RecvError::Closed) => return,
+            };
+            let PermissionEvent::Asked { id, request } = event else {
+                continue;
+            };
+            let reply = if yes {
+                Reply::Once
+            } else {
+                let question = format!(
+                    "Allow {} for {}? [y]es once / [a]lways / [n]o (feedback after n): ",
+                    request.permission,
+                    request.patterns.join(", ")
+                );
+                tokio::task::spawn_blocking(move || ask_line(&question))
+                    .await
+                    .unwrap_or(Reply::Reject { feedback: None })
+            };
+            // The ask may already have been settled by a cascade; nothing to do then.
+            let _ = engine.reply(&id, reply);
+        }
+    })
+}
+
+fn ask_line(question: &str) -> Reply {
+    let mut stderr = std::io::stderr();
+    let _ = write!(stderr, "{question}");
+    let _ = stderr.flush();
+    let mut line = String::new();
+    match std::io::stdin().lock().read_line(&mut line) {
+        Ok(0) | Err(_) => {
+            let _ = writeln!(stderr, "(no answer: rejected)");
+            Reply::Reject { feedback: None }
+        }
+        Ok(_) => parse_answer(&line),
+    }
+}
+
+/// Parses one answer line.
+pub fn parse_answer(line: &str) -> Reply {
+    let line = line.trim();
+    let (word, rest) = line.split_once(char::is_whitespace).unwrap_or((line, ""));
+    match word.to_ascii_lowercase().as_str() {
+        "y" | "yes" | "once" => Reply::Once,
+        "a" | "always" => Reply::Always,
+        _ => Reply::Reject {
+            feedback: Some(rest.trim().to_string()).filter(|f| !f.is_empty()),
+        },
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn answers() {
+        assert_eq!(parse_answer("y\n"), Reply::Once);
+        assert_eq!(parse_answer("A"), Reply::Always);
+        assert_eq!(parse_answer("n"), Reply::Reject { feedback: None });
+        assert_eq!(
+            parse_answer("n  use b.txt instead\n"),
+            Reply::Reject {
+                feedback: Some("use b.txt instead".into())
+            }
+        );
+        assert_eq!(parse_answer(""), Reply::Reject { feedback: None });
+    }
+}

@@ -1,0 +1,123 @@
+//! Turning the current directory into a working Ward: configuration, data directory,
+//! discovered plugins, the plugin host and the permission layers.
+
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+use anyhow::{Context, Result};
+use ward_config::LoadedConfig;
+use ward_permission::{MemoryApprovals, PermissionEngine, PermissionEvent, Ruleset};
+use ward_plugin::discovery::{Discovered, Origin, discover};
+use ward_plugin::{HostOptions, PluginHost};
+
+/// Everything a command needs.
+pub struct Workspace {
+    /// The loaded configuration.
+    pub config: LoadedConfig,
+    /// Ward's data directory.
+    pub data_dir: PathBuf,
+    /// Problems found while discovering plugins.
+    pub discovery_errors: Vec<String>,
+    /// The plugin host.
+    pub host: PluginHost,
+    /// Permission layers: defaults, then config.
+    pub rules: Arc<Vec<Ruleset>>,
+}
+
+impl Workspace {
+    /// Loads everything for `cwd`.
+    pub fn open(cwd: &Path) -> Result<Self> {
+        let config = ward_config::load(cwd)?;
+        let rules = Arc::new(rules(&config)?);
+        let data_dir = data_dir()?;
+        let Discovered { plugins, errors } =
+            discover(crate::builtins::BUILTINS, &search_path(&config));
+        let options = HostOptions {
+            project: config.project_root.clone(),
+            cache_dir: Some(data_dir.join("cache/components")),
+            audit_log: Some(data_dir.join("audit.log")),
+            grants: config
+                .config
+                .plugins
+                .iter()
+                .filter_map(|(name, p)| {
+                    let grants = p.grant.as_ref()?;
+                    Some((
+                        name.clone(),
+                        grants.iter().map(ToString::to_string).collect(),
+                    ))
+                })
+                .collect(),
+            disabled: config
+                .config
+                .plugins
+                .iter()
+                .filter(|(_, p)| !p.enabled)
+                .map(|(name, _)| name.clone())
+                .collect(),
+        };
+        let host = PluginHost::new(plugins, options)?;
+        Ok(Workspace {
+            config,
+            data_dir,
+            discovery_errors: errors,
+            host,
+            rules,
+        })
+    }
+
+    /// Prints discovery problems as warnings.
+    pub fn warn_discovery_errors(&self) {
+        for e in &self.discovery_errors {
+            eprintln!("warning: {e}");
+        }
+    }
+}
+
+/// The permission layers from the built-in defaults and the loaded config.
+pub fn rules(config: &LoadedConfig) -> Result<Vec<Ruleset>> {
+    let configured = Ruleset::from_toml("ward.toml", &config.config.permission)
+        .context("in the [permission] table")?;
+    Ok(vec![ward_permission::defaults(), configured])
+}
+
+/// A permission engine whose asks are published on the returned channel.
+pub fn permission_engine() -> (
+    PermissionEngine,
+    tokio::sync::broadcast::Receiver<PermissionEvent>,
+) {
+    let (tx, rx) = tokio::sync::broadcast::channel(64);
+    (
+        PermissionEngine::new(Arc::new(MemoryApprovals::new()), tx),
+        rx,
+    )
+}
+
+fn search_path(config: &LoadedConfig) -> Vec<(Origin, PathBuf)> {
+    let mut search = Vec::new();
+    if let Some(dir) = ward_config::global_config_dir(&|k| std::env::var(k).ok()) {
+        search.push((Origin::User, dir.join("plugins")));
+    }
+    search.push((Origin::Project, config.project_root.join(".ward/plugins")));
+    for p in &config.config.plugin_paths {
+        search.push((Origin::Config, PathBuf::from(p)));
+    }
+    for plugin in config.config.plugins.values() {
+        if let Some(p) = &plugin.path {
+            search.push((Origin::Config, PathBuf::from(p)));
+        }
+    }
+    search
+}
+
+/// `WARD_DATA_DIR`, else `$XDG_DATA_HOME/ward`, else `~/.local/share/ward`.
+pub fn data_dir() -> Result<PathBuf> {
+    if let Some(d) = std::env::var_os("WARD_DATA_DIR") {
+        return Ok(PathBuf::from(d));
+    }
+    if let Some(d) = std::env::var_os("XDG_DATA_HOME") {
+        return Ok(PathBuf::from(d).join("ward"));
+    }
+    let home = std::env::var_os("HOME").context("neither WARD_DATA_DIR nor HOME is set")?;
+    Ok(PathBuf::from(home).join(".local/share/ward"))
+}

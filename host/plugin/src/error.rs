@@ -1,0 +1,97 @@
+//! Why a plugin call did not produce a result.
+
+use crate::bindings::ToolError;
+
+/// A failed plugin call. Every variant's message is written for the model and the user:
+/// it names the plugin and what to do about it.
+#[derive(Debug, thiserror::Error)]
+pub enum CallError {
+    /// No plugin provides the tool.
+    #[error("unknown tool `{tool}`; available tools: {}", known.join(", "))]
+    UnknownTool {
+        /// The name asked for.
+        tool: String,
+        /// The names that exist.
+        known: Vec<String>,
+    },
+    /// The plugin was disabled.
+    #[error("plugin `{plugin}` is disabled: {reason}")]
+    Disabled {
+        /// The plugin.
+        plugin: String,
+        /// Why.
+        reason: String,
+    },
+    /// The plugin could not be loaded.
+    #[error("plugin `{plugin}` cannot be loaded: {reason}")]
+    Load {
+        /// The plugin.
+        plugin: String,
+        /// Why.
+        reason: String,
+    },
+    /// The tool itself reported an error.
+    #[error("{}", crate::runtime::tool_error_text(.0))]
+    Tool(ToolError),
+    /// The arguments were not acceptable.
+    #[error("invalid arguments for `{tool}`: {message}")]
+    InvalidArguments {
+        /// The tool.
+        tool: String,
+        /// What is wrong, naming the field.
+        message: String,
+    },
+    /// A permission rule or the user refused the call.
+    #[error("{0}")]
+    Permission(String),
+    /// The call ran past its time limit.
+    #[error("plugin `{plugin}` exceeded its time limit of {ms} ms and was stopped")]
+    Timeout {
+        /// The plugin.
+        plugin: String,
+        /// The limit.
+        ms: u64,
+    },
+    /// The plugin hit its memory limit.
+    #[error("plugin `{plugin}` ran out of memory (limit {mib} MiB) and was stopped")]
+    Memory {
+        /// The plugin.
+        plugin: String,
+        /// The limit.
+        mib: usize,
+    },
+    /// The plugin trapped.
+    #[error("plugin `{plugin}` crashed: {message}")]
+    Trap {
+        /// The plugin.
+        plugin: String,
+        /// The trap.
+        message: String,
+    },
+    /// The plugin returned more than its output limit.
+    #[error("plugin `{plugin}` returned {size} bytes, more than its output limit of {limit} bytes")]
+    OutputTooLarge {
+        /// The plugin.
+        plugin: String,
+        /// What it returned.
+        size: usize,
+        /// Its limit.
+        limit: usize,
+    },
+    /// The host itself failed (engine set-up).
+    #[error("plugin host: {0}")]
+    Host(String),
+}
+
+impl CallError {
+    /// Whether the failure is the plugin's fault (and counts as a strike).
+    pub fn is_plugin_fault(&self) -> bool {
+        matches!(
+            self,
+            CallError::Timeout { .. }
+                | CallError::Memory { .. }
+                | CallError::Trap { .. }
+                | CallError::OutputTooLarge { .. }
+        )
+    }
+}
