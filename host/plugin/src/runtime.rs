@@ -177,10 +177,8 @@ impl PluginHost {
         let mut order: Vec<&Arc<Plugin>> = self.plugins.iter().collect();
         order.sort_by_key(|p| p.name() != tool);
         let mut known = Vec::new();
+        // Disabled plugins are searched too, so calling one says why it is disabled.
         for p in order {
-            if p.disabled_reason().is_some() {
-                continue;
-            }
             let Ok(list) = self.tools_of(p).await else {
                 continue;
             };

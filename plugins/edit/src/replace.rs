@@ -5,8 +5,6 @@
 //! Each matcher proposes candidate substrings *of the content*; the first candidate that
 //! occurs exactly once (or at all, with `replaceAll`) is replaced.
 
-use regex::Regex;
-
 /// Why a replacement could not be made.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum ReplaceError {
@@ -211,16 +209,15 @@ fn whitespace_normalised(content: &str, find: &str) -> Vec<String> {
     }
     let lines = Lines::new(content);
     let mut out = Vec::new();
-    let words: Vec<String> = find.split_whitespace().map(regex::escape).collect();
-    let within_line = Regex::new(&words.join(r"\s+")).ok();
+    let words: Vec<&str> = find.split_whitespace().collect();
     for line in &lines.lines {
         let normalized = normalize_whitespace(line);
         if normalized == wanted {
             out.push(line.to_string());
         } else if normalized.contains(&wanted)
-            && let Some(found) = within_line.as_ref().and_then(|re| re.find(line))
+            && let Some(found) = find_words(line, &words)
         {
-            out.push(found.as_str().to_string());
+            out.push(found.to_string());
         }
     }
     let count = find.split('\n').count();
@@ -233,6 +230,23 @@ fn whitespace_normalised(content: &str, find: &str) -> Vec<String> {
         }
     }
     out
+}
+
+/// The first part of `line` made of `words` separated by runs of whitespace.
+fn find_words<'a>(line: &'a str, words: &[&str]) -> Option<&'a str> {
+    let first = words.first()?;
+    line.match_indices(first).find_map(|(start, _)| {
+        let mut at = start + first.len();
+        for word in &words[1..] {
+            let rest = &line[at..];
+            let gap = rest.len() - rest.trim_start().len();
+            if gap == 0 || !rest[gap..].starts_with(word) {
+                return None;
+            }
+            at += gap + word.len();
+        }
+        Some(&line[start..at])
+    })
 }
 
 /// `text` with the indentation common to its non-blank lines removed.
@@ -408,6 +422,13 @@ mod tests {
         let r = ok(content, "x = compute(a, b)", "y = 2");
         assert_eq!(r.content, "let  y = 2;\n");
         assert_eq!(r.matcher, "whitespace-normalised");
+    }
+
+    #[test]
+    fn words_are_found_across_whitespace_runs() {
+        assert_eq!(find_words("a  b\tc d", &["b", "c"]), Some("b\tc"));
+        assert_eq!(find_words("xb c b  c", &["b", "c"]), Some("b c"));
+        assert_eq!(find_words("bc", &["b", "c"]), None);
     }
 
     #[test]

@@ -1,0 +1,134 @@
+//! Build-script helper that builds plugin crates as WebAssembly components.
+//!
+//! Used by `ward`'s build script (to embed the first-party plugins) and by the test
+//! suite's (to build the hostile plugins). The components are built by a nested
+//! `cargo build --release --target wasm32-wasip2` into a separate target directory
+//! (`target/wasm`), so the nested build never waits on the outer build's lock.
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+/// A plugin crate: a directory with `Cargo.toml` and `plugin.toml`.
+#[derive(Clone, Debug)]
+pub struct PluginCrate {
+    /// The Cargo package name.
+    pub package: String,
+    /// The directory.
+    pub dir: PathBuf,
+    /// Its `plugin.toml`.
+    pub manifest: PathBuf,
+    /// The component file name from `plugin.toml`.
+    pub component: String,
+}
+
+impl PluginCrate {
+    /// Where the built component is.
+    pub fn wasm_path(&self, target_dir: &Path) -> PathBuf {
+        target_dir
+            .join("wasm32-wasip2/release")
+            .join(&self.component)
+    }
+}
+
+/// The plugin crates directly under `dir`, sorted by directory name.
+pub fn find_plugins(dir: &Path) -> Vec<PluginCrate> {
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return Vec::new();
+    };
+    let mut dirs: Vec<PathBuf> = entries.filter_map(Result::ok).map(|e| e.path()).collect();
+    dirs.sort();
+    dirs.into_iter()
+        .filter_map(|d| {
+            let manifest = d.join("plugin.toml");
+            let plugin = std::fs::read_to_string(&manifest).ok()?;
+            let cargo = std::fs::read_to_string(d.join("Cargo.toml")).ok()?;
+            Some(PluginCrate {
+                package: toml_value(&cargo, "name")?,
+                component: toml_value(&plugin, "component")?,
+                manifest,
+                dir: d,
+            })
+        })
+        .collect()
+}
+
+/// The first `key = "value"` line of a TOML file; enough for `name` and `component`.
+fn toml_value(text: &str, key: &str) -> Option<String> {
+    text.lines().find_map(|l| {
+        let (k, v) = l.split_once('=')?;
+        (k.trim() == key).then(|| v.trim().trim_matches('"').to_string())
+    })
+}
+
+/// Builds `plugins` from the workspace at `root` into `target_dir`, and tells Cargo to
+/// rerun the build script when any of `watch` (directories under `root`) changes.
+/// Returns a message on failure, for the build script to print.
+pub fn build(
+    root: &Path,
+    target_dir: &Path,
+    plugins: &[PluginCrate],
+    watch: &[&str],
+) -> Result<(), String> {
+    for w in watch {
+        println!("cargo:rerun-if-changed={}", root.join(w).display());
+    }
+    if plugins.is_empty() {
+        return Ok(());
+    }
+    let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".to_string());
+    let mut cmd = Command::new(cargo);
+    cmd.current_dir(root)
+        .args([
+            "build",
+            "--release",
+            "--target",
+            "wasm32-wasip2",
+            "--target-dir",
+        ])
+        .arg(target_dir);
+    for p in plugins {
+        cmd.args(["-p", &p.package]);
+    }
+    // The outer build's settings are for the host, not for the wasm guests.
+    for var in [
+        "CARGO_ENCODED_RUSTFLAGS",
+        "RUSTFLAGS",
+        "CARGO_TARGET_DIR",
+        "CARGO_BUILD_TARGET",
+        "RUSTC_WORKSPACE_WRAPPER",
+        "CARGO_PRIMARY_PACKAGE",
+    ] {
+        cmd.env_remove(var);
+    }
+    match cmd.status() {
+        Ok(s) if s.success() => {}
+        Ok(s) => {
+            return Err(format!(
+                "building the plugin components failed ({s}); if the wasm32-wasip2 target is missing, run `rustup target add wasm32-wasip2`"
+            ));
+        }
+        Err(e) => return Err(format!("cannot run cargo to build the plugins: {e}")),
+    }
+    for p in plugins {
+        let wasm = p.wasm_path(target_dir);
+        if !wasm.is_file() {
+            return Err(format!(
+                "plugin `{}` built, but {} is missing (does `component` in its plugin.toml match the crate name?)",
+                p.package,
+                wasm.display()
+            ));
+        }
+    }
+    Ok(())
+}
+
+/// The workspace root, two levels above a crate at `host/NAME` or one above `tests/`.
+pub fn workspace_root(manifest_dir: &Path) -> PathBuf {
+    let mut dir = manifest_dir.to_path_buf();
+    while !dir.join("wit").is_dir() {
+        if !dir.pop() {
+            return manifest_dir.to_path_buf();
+        }
+    }
+    dir
+}

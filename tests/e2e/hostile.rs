@@ -1,0 +1,363 @@
+//! The hostile-plugin suite: each test attacks one boundary with a real component, asserts
+//! the attack fails with a clear error, and then checks that the same host still serves a
+//! well-behaved plugin.
+
+use std::time::{Duration, Instant};
+
+use ward_plugin::CallError;
+use ward_tests::Project;
+use ward_tests::harness::Harness;
+use ward_tests::http::TestServer;
+
+const ALL: &[&str] = &["fs-read", "fs-write", "net", "exec", "env"];
+
+fn harness(project: &Project, grants: &[&str], rules: &str) -> Harness {
+    Harness::new(
+        project,
+        &["hostile", "noop"],
+        &[("hostile", grants), ("noop", &[])],
+        rules,
+    )
+}
+
+fn denied_text(e: &CallError) -> String {
+    e.to_string()
+}
+
+#[tokio::test]
+async fn infinite_loop_is_stopped_at_the_deadline() {
+    let p = Project::new("spin");
+    let h = harness(&p, ALL, "");
+    h.call("hostile_noop", "{}")
+        .await
+        .expect("warm up: compile first");
+    let start = Instant::now();
+    let err = h.call("spin", "{}").await.unwrap_err();
+    let took = start.elapsed();
+    assert!(matches!(err, CallError::Timeout { ms: 400, .. }), "{err}");
+    // The limit is 400 ms and the epoch ticks every 5 ms; allow for scheduling on a busy
+    // two-core machine, but not for a missed deadline.
+    assert!(
+        took >= Duration::from_millis(400),
+        "stopped early: {took:?}"
+    );
+    assert!(
+        took < Duration::from_millis(400 + 150),
+        "stopped late: {took:?}"
+    );
+    assert!(err.to_string().contains("time limit of 400 ms"), "{err}");
+    h.assert_noop_works().await;
+}
+
+#[tokio::test]
+async fn memory_bomb_hits_the_memory_limit() {
+    let p = Project::new("bomb");
+    let h = harness(&p, ALL, "");
+    let err = h.call("bomb", "{}").await.unwrap_err();
+    assert!(matches!(err, CallError::Memory { mib: 64, .. }), "{err}");
+    h.assert_noop_works().await;
+}
+
+#[tokio::test]
+async fn unbounded_recursion_overflows_the_stack_cleanly() {
+    let p = Project::new("recurse");
+    let h = harness(&p, ALL, "");
+    let err = h.call("recurse", "{}").await.unwrap_err();
+    assert!(err.to_string().contains("stack overflow"), "{err}");
+    h.assert_noop_works().await;
+}
+
+#[tokio::test]
+async fn a_one_gigabyte_result_is_refused() {
+    let p = Project::new("huge");
+    let h = harness(&p, ALL, "");
+    let err = h
+        .call("huge", r#"{"bytes": 1073741824}"#)
+        .await
+        .unwrap_err();
+    assert!(matches!(err, CallError::Memory { .. }), "{err}");
+    // Within memory but over the 1 MiB output limit.
+    let err = h.call("huge", r#"{"bytes": 5000000}"#).await.unwrap_err();
+    assert!(
+        matches!(
+            err,
+            CallError::OutputTooLarge {
+                size: 5_000_002..,
+                limit: 1_048_576,
+                ..
+            }
+        ),
+        "{err}"
+    );
+    h.assert_noop_works().await;
+}
+
+#[tokio::test]
+async fn traversal_and_absolute_paths_stay_inside_the_grant() {
+    let p = Project::new("traverse");
+    std::fs::write(p.root.parent().unwrap().join("secret.txt"), "TOP SECRET").unwrap();
+    let h = harness(&p, ALL, "");
+    let root = p.root.display().to_string();
+    for path in [
+        format!("{root}/../secret.txt"),
+        format!("{root}/sub/../../secret.txt"),
+        "../secret.txt".to_string(),
+        "/etc/passwd".to_string(),
+        p.data.join("audit.log").display().to_string(),
+    ] {
+        let args = serde_json::json!({ "path": path }).to_string();
+        let err = h.call("read_path", &args).await.unwrap_err();
+        assert!(!err.to_string().contains("TOP SECRET"), "{path}: {err}");
+        assert!(matches!(err, CallError::Tool(_)), "{path}: {err}");
+    }
+    h.assert_noop_works().await;
+}
+
+#[tokio::test]
+async fn a_symlink_inside_the_grant_cannot_point_outside() {
+    let p = Project::new("symlink");
+    let outside = p.root.parent().unwrap().join("outside.txt");
+    std::fs::write(&outside, "OUTSIDE").unwrap();
+    std::os::unix::fs::symlink(&outside, p.path("link.txt")).unwrap();
+    std::os::unix::fs::symlink(p.root.parent().unwrap(), p.path("dirlink")).unwrap();
+    let h = harness(&p, ALL, "");
+    for path in [p.path("link.txt"), p.path("dirlink/outside.txt")] {
+        let args = serde_json::json!({ "path": path }).to_string();
+        let err = h.call("read_path", &args).await.unwrap_err();
+        assert!(!err.to_string().contains("OUTSIDE"), "{err}");
+    }
+    h.assert_noop_works().await;
+}
+
+#[tokio::test]
+async fn writes_need_fs_write_on_that_directory() {
+    let p = Project::new("write");
+    std::fs::create_dir_all(p.path("out")).unwrap();
+    let h = harness(&p, ALL, "");
+    let args = serde_json::json!({ "path": p.path("README.md"), "content": "pwned" }).to_string();
+    let err = h.call("write_path", &args).await.unwrap_err();
+    assert!(matches!(err, CallError::Tool(_)), "{err}");
+    assert!(
+        !p.path("README.md").exists(),
+        "a read-only grant let a write through"
+    );
+    // The write grant covers out/ only, and works there.
+    let args = serde_json::json!({ "path": p.path("out/ok.txt"), "content": "fine" }).to_string();
+    h.call("write_path", &args)
+        .await
+        .expect("write inside fs-write");
+    assert_eq!(p.read("out/ok.txt"), "fine");
+
+    // Without the fs-write grant, out/ is read-only too.
+    let p2 = Project::new("write-ungranted");
+    std::fs::create_dir_all(p2.path("out")).unwrap();
+    let h2 = harness(&p2, &["fs-read"], "");
+    let args = serde_json::json!({ "path": p2.path("out/x.txt"), "content": "x" }).to_string();
+    h2.call("write_path", &args).await.unwrap_err();
+    assert!(!p2.path("out/x.txt").exists());
+    h2.assert_noop_works().await;
+}
+
+#[tokio::test]
+async fn nothing_granted_means_no_files_at_all() {
+    let p = Project::new("nogrant");
+    p.write("a.txt", "visible?");
+    let h = harness(&p, &[], "");
+    let args = serde_json::json!({ "path": p.path("a.txt") }).to_string();
+    let err = h.call("read_path", &args).await.unwrap_err();
+    assert!(!err.to_string().contains("visible?"), "{err}");
+    h.assert_noop_works().await;
+}
+
+#[tokio::test]
+async fn exec_needs_the_capability_and_a_matching_pattern() {
+    let p = Project::new("exec");
+    let h = harness(&p, &["fs-read"], "");
+    let err = h.call("exec", r#"{"text": "echo hi"}"#).await.unwrap_err();
+    assert!(
+        denied_text(&err).contains("not granted the `exec` capability"),
+        "{err}"
+    );
+
+    let p = Project::new("exec2");
+    let h = harness(&p, ALL, "");
+    let out = h
+        .call("exec", r#"{"text": "echo hi"}"#)
+        .await
+        .expect("granted pattern");
+    assert_eq!(out.output.trim(), "hi");
+    for cmd in [
+        "touch pwned",
+        "echo hi && touch pwned",
+        "echo $(touch pwned)",
+        "git status; touch pwned",
+    ] {
+        let args = serde_json::json!({ "text": cmd }).to_string();
+        let err = h.call("exec", &args).await.unwrap_err();
+        assert!(
+            denied_text(&err).contains("outside the exec patterns"),
+            "{cmd}: {err}"
+        );
+    }
+    assert!(!p.path("pwned").exists());
+    assert!(Harness::audit_log(&p).contains("\"decision\":\"deny\""));
+    h.assert_noop_works().await;
+}
+
+#[tokio::test]
+async fn exec_inside_the_grant_still_obeys_bash_rules() {
+    let p = Project::new("exec-rules");
+    let h = harness(&p, ALL, "bash = { \"echo *\" = \"deny\" }");
+    let err = h.call("exec", r#"{"text": "echo hi"}"#).await.unwrap_err();
+    assert!(denied_text(&err).contains("echo * = deny"), "{err}");
+    h.assert_noop_works().await;
+}
+
+#[tokio::test]
+async fn http_to_an_ungranted_host_is_refused() {
+    let server = TestServer::start().await;
+    let p = Project::new("net");
+    let grant = format!("net:{}", server.base);
+    let h = harness(&p, &["fs-read", grant.as_str()], "");
+    let ok = h
+        .call("fetch", &format!(r#"{{"text": "{}/hello"}}"#, server.base))
+        .await
+        .expect("granted host");
+    assert_eq!(ok.output, "200 hello");
+    let hits = server.hits();
+    let err = h
+        .call(
+            "fetch",
+            &format!(r#"{{"text": "http://localhost:{}/hello"}}"#, server.port),
+        )
+        .await
+        .unwrap_err();
+    assert!(
+        denied_text(&err).contains("not among the hosts granted"),
+        "{err}"
+    );
+    assert_eq!(
+        server.hits(),
+        hits,
+        "the refused request reached the server"
+    );
+
+    // Nothing granted at all.
+    let p2 = Project::new("net-none");
+    let h2 = harness(&p2, &["fs-read"], "");
+    let err = h2
+        .call("fetch", &format!(r#"{{"text": "{}/hello"}}"#, server.base))
+        .await
+        .unwrap_err();
+    assert!(
+        denied_text(&err).contains("not granted the `net` capability"),
+        "{err}"
+    );
+    h2.assert_noop_works().await;
+}
+
+#[tokio::test]
+async fn a_redirect_to_an_ungranted_host_is_refused() {
+    let granted = TestServer::start().await;
+    let other = TestServer::start().await;
+    let p = Project::new("redirect");
+    let grant = format!("net:{}", granted.base);
+    let h = harness(&p, &[grant.as_str()], "");
+    let url = format!(
+        "{}/redirect?to=http://localhost:{}/hello",
+        granted.base, other.port
+    );
+    let err = h
+        .call("fetch", &serde_json::json!({ "text": url }).to_string())
+        .await
+        .unwrap_err();
+    assert!(
+        denied_text(&err).contains("not among the hosts granted"),
+        "{err}"
+    );
+    assert_eq!(other.hits(), 0, "the redirect target was contacted");
+    h.assert_noop_works().await;
+}
+
+#[tokio::test]
+async fn a_granted_name_resolving_to_loopback_is_refused() {
+    let server = TestServer::start().await;
+    let p = Project::new("rebind");
+    // `net` grants the manifest's whole ceiling (`*`), but loopback needs an explicit grant.
+    let h = harness(&p, &["net"], "");
+    let url = format!("http://localhost:{}/hello", server.port);
+    let err = h
+        .call("fetch", &serde_json::json!({ "text": url }).to_string())
+        .await
+        .unwrap_err();
+    assert!(denied_text(&err).contains("internal address"), "{err}");
+    assert_eq!(server.hits(), 0);
+    h.assert_noop_works().await;
+}
+
+#[tokio::test]
+async fn the_environment_is_empty_unless_granted() {
+    let p = Project::new("env");
+    let h = harness(&p, &["fs-read"], "");
+    let out = h.call("env", "{}").await.expect("env call");
+    assert!(!out.output.contains("PATH="), "{}", out.output);
+    assert!(!out.output.contains("HOME="), "{}", out.output);
+    h.assert_noop_works().await;
+}
+
+#[tokio::test]
+async fn an_undeclared_import_is_refused_at_load() {
+    let p = Project::new("sneaky");
+    let h = Harness::new(
+        &p,
+        &["sneaky-import", "noop"],
+        &[("sneaky-import", &["fs-read"])],
+        "",
+    );
+    let plugin = h
+        .host
+        .plugins()
+        .iter()
+        .find(|p| p.name() == "sneaky-import")
+        .unwrap()
+        .clone();
+    let err = h.host.tools_of(&plugin).await.unwrap_err();
+    let text = err.to_string();
+    assert!(text.contains("wasi:sockets/"), "{text}");
+    assert!(
+        text.contains("does not declare the `net` capability"),
+        "{text}"
+    );
+    h.assert_noop_works().await;
+}
+
+#[tokio::test]
+async fn an_unsupported_api_version_is_refused_naming_both() {
+    let p = Project::new("future");
+    let h = Harness::new(&p, &["future-api", "noop"], &[], "");
+    let plugin = h
+        .host
+        .plugins()
+        .iter()
+        .find(|p| p.name() == "future-api")
+        .unwrap()
+        .clone();
+    let text = h.host.tools_of(&plugin).await.unwrap_err().to_string();
+    assert!(text.contains("ward:plugin@0.2.0"), "{text}");
+    assert!(text.contains("ward:plugin@0.1.0"), "{text}");
+    h.assert_noop_works().await;
+}
+
+#[tokio::test]
+async fn repeated_failures_disable_the_plugin() {
+    let p = Project::new("strikes");
+    let h = harness(&p, ALL, "");
+    for _ in 0..ward_plugin::MAX_STRIKES {
+        let err = h.call("recurse", "{}").await.unwrap_err();
+        assert!(matches!(err, CallError::Trap { .. }), "{err}");
+    }
+    let err = h.call("hostile_noop", "{}").await.unwrap_err();
+    assert!(matches!(err, CallError::Disabled { .. }), "{err}");
+    assert!(err.to_string().contains("3 consecutive failures"), "{err}");
+    h.assert_noop_works().await;
+}

@@ -1,0 +1,174 @@
+//! Support for Ward's end-to-end tests: temporary projects, the real `ward` binary, and
+//! the test-only plugins built by this crate's build script.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output, Stdio};
+use std::sync::atomic::{AtomicU32, Ordering};
+
+pub mod harness;
+pub mod http;
+
+include!(concat!(env!("OUT_DIR"), "/test_plugins.rs"));
+
+static COUNTER: AtomicU32 = AtomicU32::new(0);
+
+/// A temporary project directory (a git repository) with its own Ward data directory.
+/// Removed on drop.
+pub struct Project {
+    /// The project root.
+    pub root: PathBuf,
+    /// `WARD_DATA_DIR` for commands run in it.
+    pub data: PathBuf,
+    /// `HOME` / `XDG_CONFIG_HOME` for commands run in it (no user config leaks in).
+    pub home: PathBuf,
+    base: PathBuf,
+}
+
+impl Project {
+    /// A fresh, empty project.
+    pub fn new(name: &str) -> Project {
+        let n = COUNTER.fetch_add(1, Ordering::Relaxed);
+        let base = std::env::temp_dir().join(format!("ward-e2e-{name}-{}-{n}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&base);
+        let root = base.join("project");
+        let data = base.join("data");
+        let home = base.join("home");
+        for d in [&root, &data, &home] {
+            std::fs::create_dir_all(d).expect("create test dirs");
+        }
+        let root = root.canonicalize().expect("canonical project path");
+        let status = Command::new("git")
+            .args(["init", "-q"])
+            .current_dir(&root)
+            .status()
+            .expect("git init");
+        assert!(status.success());
+        Project {
+            root,
+            data,
+            home,
+            base,
+        }
+    }
+
+    /// The absolute path of `rel` in the project.
+    pub fn path(&self, rel: &str) -> PathBuf {
+        self.root.join(rel)
+    }
+
+    /// Writes a file (creating directories).
+    pub fn write(&self, rel: &str, content: &str) -> PathBuf {
+        let p = self.path(rel);
+        if let Some(dir) = p.parent() {
+            std::fs::create_dir_all(dir).expect("create dir");
+        }
+        std::fs::write(&p, content).expect("write file");
+        p
+    }
+
+    /// Reads a file.
+    pub fn read(&self, rel: &str) -> String {
+        std::fs::read_to_string(self.path(rel)).unwrap_or_else(|e| panic!("read {rel}: {e}"))
+    }
+
+    /// Copies test plugin `name` into `.ward/plugins/NAME/`.
+    pub fn install_test_plugin(&self, name: &str) -> PathBuf {
+        let (_, dir, wasm) = test_plugin(name);
+        let dest = self.path(&format!(".ward/plugins/{name}"));
+        std::fs::create_dir_all(&dest).expect("plugin dir");
+        std::fs::copy(Path::new(dir).join("plugin.toml"), dest.join("plugin.toml"))
+            .expect("copy manifest");
+        let file = Path::new(wasm).file_name().expect("wasm name");
+        std::fs::copy(wasm, dest.join(file)).expect("copy component");
+        dest
+    }
+
+    /// A `ward` command running in the project with isolated home and data directories.
+    pub fn ward(&self) -> Command {
+        let mut cmd = Command::new(ward_binary());
+        cmd.current_dir(&self.root)
+            .env("WARD_DATA_DIR", &self.data)
+            .env("HOME", &self.home)
+            .env("XDG_CONFIG_HOME", self.home.join(".config"))
+            .env_remove("WARD_CONFIG")
+            .env_remove("WARD_CONFIG_CONTENT")
+            .stdin(Stdio::null());
+        cmd
+    }
+
+    /// Runs `ward ARGS`, feeding `stdin`.
+    pub fn run(&self, args: &[&str], stdin: &str) -> Run {
+        let mut cmd = self.ward();
+        cmd.args(args)
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped());
+        let mut child = cmd.spawn().expect("spawn ward");
+        {
+            use std::io::Write;
+            let mut input = child.stdin.take().expect("stdin");
+            let _ = input.write_all(stdin.as_bytes());
+        }
+        Run(child.wait_with_output().expect("wait for ward"))
+    }
+}
+
+impl Drop for Project {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.base);
+    }
+}
+
+/// The outcome of a `ward` run.
+pub struct Run(pub Output);
+
+impl Run {
+    /// Standard output.
+    pub fn stdout(&self) -> String {
+        String::from_utf8_lossy(&self.0.stdout).into_owned()
+    }
+    /// Standard error.
+    pub fn stderr(&self) -> String {
+        String::from_utf8_lossy(&self.0.stderr).into_owned()
+    }
+    /// Whether it exited 0.
+    pub fn ok(&self) -> bool {
+        self.0.status.success()
+    }
+    /// Asserts success and returns stdout.
+    pub fn expect_ok(&self) -> String {
+        assert!(
+            self.ok(),
+            "ward failed: {}\nstdout: {}",
+            self.stderr(),
+            self.stdout()
+        );
+        self.stdout()
+    }
+    /// Asserts failure and returns stderr.
+    pub fn expect_err(&self) -> String {
+        assert!(!self.ok(), "ward succeeded unexpectedly: {}", self.stdout());
+        self.stderr()
+    }
+}
+
+/// The `ward` binary of this build (`target/<profile>/ward`, next to the test's `deps/`).
+pub fn ward_binary() -> PathBuf {
+    let exe = std::env::current_exe().expect("current exe");
+    let dir = exe.parent().and_then(Path::parent).expect("target dir");
+    let bin = dir.join("ward");
+    assert!(
+        bin.is_file(),
+        "{} is missing: run `cargo build -p ward` first",
+        bin.display()
+    );
+    bin
+}
+
+/// `(name, source directory, component path)` of test plugin `name`.
+pub fn test_plugin(name: &str) -> (&'static str, &'static str, &'static str) {
+    *TEST_PLUGINS
+        .iter()
+        .find(|(n, _, _)| *n == name)
+        .unwrap_or_else(|| panic!("no test plugin `{name}`"))
+}
