@@ -1,1 +1,196 @@
+//! The `ward` binary's plugin and permission commands, bad input, the compiled cache and
+//! environment grants, all through the real CLI.
 
+use ward_tests::Project;
+
+#[test]
+fn plugin_list_shows_tools_capabilities_and_status() {
+    let p = Project::new("list");
+    p.install_test_plugin("hostile");
+    p.install_test_plugin("future-api");
+    p.write(
+        "ward.toml",
+        "[plugins.hostile]\ngrant = [\"fs-read\", \"exec:git *\", \"env:NOT_ASKED\"]\n",
+    );
+    let out = p.run(&["plugin", "list"], "").expect_ok();
+    // Built-ins are there with their tools.
+    for tool in [
+        "read",
+        "write",
+        "edit",
+        "glob",
+        "grep",
+        "list",
+        "bash",
+        "webfetch",
+        "todowrite",
+        "apply_patch",
+    ] {
+        assert!(
+            out.contains(&format!("tools:     {tool}")),
+            "missing {tool}:\n{out}"
+        );
+    }
+    let hostile = out
+        .split("\n\n")
+        .find(|b| b.starts_with("hostile "))
+        .expect("hostile listed");
+    assert!(hostile.contains("(project, tool)"), "{hostile}");
+    assert!(hostile.contains("requested: fs-read"), "{hostile}");
+    assert!(
+        hostile.contains("net [*]"),
+        "requested net shown: {hostile}"
+    );
+    let granted = hostile
+        .lines()
+        .find(|l| l.trim_start().starts_with("granted:"))
+        .unwrap();
+    assert!(
+        granted.contains("fs-read") && granted.contains("exec [git *]"),
+        "{granted}"
+    );
+    assert!(!granted.contains("net"), "net was not granted: {granted}");
+    assert!(
+        hostile.contains("ignored grant `env:NOT_ASKED`"),
+        "{hostile}"
+    );
+    let future = out
+        .split("\n\n")
+        .find(|b| b.starts_with("future-api "))
+        .expect("future-api listed");
+    assert!(
+        future.contains("status:    error") && future.contains("ward:plugin@0.2.0"),
+        "{future}"
+    );
+}
+
+#[test]
+fn permission_explain_names_the_rule_and_shadowed_denies() {
+    let p = Project::new("explain");
+    p.write(
+        "ward.toml",
+        "[permission]\nread = { \"*.env\" = \"deny\", \"*\" = \"allow\" }\n",
+    );
+    let out = p
+        .run(&["permission", "explain", "read", "prod.env"], "")
+        .expect_ok();
+    assert!(out.contains("decision: allow"), "{out}");
+    assert!(
+        out.contains("warning: deny rule `read *.env = deny` from ward.toml is shadowed"),
+        "{out}"
+    );
+    let out = p
+        .run(&["permission", "explain", "write", "src/a.rs"], "")
+        .expect_ok();
+    assert!(
+        out.starts_with("edit src/a.rs"),
+        "write is governed by `edit`: {out}"
+    );
+}
+
+#[test]
+fn a_bad_manifest_is_reported_with_its_location_and_the_rest_still_works() {
+    let p = Project::new("badmanifest");
+    let dir = p.path(".ward/plugins/broken");
+    std::fs::create_dir_all(&dir).unwrap();
+    std::fs::write(
+        dir.join("plugin.toml"),
+        "[plugin]\nname = \"broken\"\nversion = 1\n",
+    )
+    .unwrap();
+    p.write("a.txt", "fine");
+    let run = p.run(&["tool", "call", "read", r#"{"filePath": "a.txt"}"#], "");
+    assert!(run.stdout().contains("1: fine"), "{}", run.stdout());
+    let err = run.stderr();
+    assert!(err.contains("broken/plugin.toml:3:11"), "{err}");
+}
+
+#[test]
+fn a_bad_config_is_one_clear_located_error() {
+    let p = Project::new("badconfig");
+    p.write(
+        "ward.toml",
+        "model = \"a/b\"\n[permisions]\nedit = \"ask\"\n",
+    );
+    let err = p.run(&["tool", "list"], "").expect_err();
+    assert!(err.contains("ward.toml:2:2"), "{err}");
+    assert!(err.contains("permisions"), "{err}");
+    assert_eq!(err.trim().lines().count(), 1, "one line: {err}");
+
+    p.write("ward.toml", "[permission]\nedit = \"maybe\"\n");
+    let err = p.run(&["tool", "list"], "").expect_err();
+    assert!(err.contains("edit") && err.contains("maybe"), "{err}");
+}
+
+#[test]
+fn a_tampered_cache_entry_is_recompiled_not_loaded() {
+    let p = Project::new("tamper");
+    p.install_test_plugin("noop");
+    let first = p.run(&["tool", "call", "noop", "{}"], "").expect_ok();
+    assert_eq!(first.trim(), "ok");
+    let cache = p.data.join("cache/components");
+    let artifacts: Vec<_> = std::fs::read_dir(&cache)
+        .unwrap()
+        .filter_map(Result::ok)
+        .map(|e| e.path())
+        .filter(|p| p.extension().is_some_and(|e| e == "cwasm"))
+        .collect();
+    assert!(
+        !artifacts.is_empty(),
+        "the first run cached compiled artifacts"
+    );
+    for a in &artifacts {
+        let mut bytes = std::fs::read(a).unwrap();
+        let mid = bytes.len() / 2;
+        bytes[mid] ^= 0xff;
+        std::fs::write(a, &bytes).unwrap();
+    }
+    let again = p.run(&["tool", "call", "noop", "{}"], "").expect_ok();
+    assert_eq!(again.trim(), "ok");
+    let audit = std::fs::read_to_string(p.data.join("audit.log")).unwrap();
+    assert!(
+        audit.contains("artifact seal mismatch; recompiled"),
+        "{audit}"
+    );
+    // The entry was rewritten with a valid seal: a third run loads it without complaint.
+    let before = audit.lines().count();
+    p.run(&["tool", "call", "noop", "{}"], "").expect_ok();
+    let audit = std::fs::read_to_string(p.data.join("audit.log")).unwrap();
+    assert_eq!(audit.lines().count(), before, "{audit}");
+}
+
+#[test]
+fn only_granted_environment_variables_are_visible() {
+    let p = Project::new("envgrant");
+    p.install_test_plugin("hostile");
+    let run = |grant: &str| {
+        p.write(
+            "ward.toml",
+            &format!("[plugins.hostile]\ngrant = [{grant}]\n"),
+        );
+        let mut cmd = p.ward();
+        cmd.args(["tool", "call", "env", "{}"])
+            .env("WARD_GRANTED_VAR", "granted-value")
+            .env("AWS_SECRET_ACCESS_KEY", "should-never-leak");
+        let out = cmd.output().unwrap();
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        String::from_utf8_lossy(&out.stdout).into_owned()
+    };
+    let none = run("");
+    assert!(
+        !none.contains("granted-value")
+            && !none.contains("should-never-leak")
+            && !none.contains("PATH="),
+        "{none}"
+    );
+    let some = run("\"env:WARD_GRANTED_VAR\"");
+    assert!(some.contains("WARD_GRANTED_VAR=granted-value"), "{some}");
+    assert!(
+        !some.contains("should-never-leak") && !some.contains("HOME="),
+        "{some}"
+    );
+}

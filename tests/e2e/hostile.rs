@@ -2,8 +2,11 @@
 //! the attack fails with a clear error, and then checks that the same host still serves a
 //! well-behaved plugin.
 
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering::SeqCst};
 use std::time::{Duration, Instant};
 
+use ward_permission::Reply;
 use ward_plugin::CallError;
 use ward_tests::Project;
 use ward_tests::harness::Harness;
@@ -359,5 +362,141 @@ async fn repeated_failures_disable_the_plugin() {
     let err = h.call("hostile_noop", "{}").await.unwrap_err();
     assert!(matches!(err, CallError::Disabled { .. }), "{err}");
     assert!(err.to_string().contains("3 consecutive failures"), "{err}");
+    h.assert_noop_works().await;
+}
+
+#[tokio::test]
+async fn read_rules_hold_inside_the_grant() {
+    let p = Project::new("read-rules");
+    p.write(".env", "API_KEY=hunter2");
+    p.write("ok.txt", "fine");
+    // A relative link, which wasmtime-wasi follows inside the preopen: only the rules
+    // can stop it.
+    std::os::unix::fs::symlink(".env", p.path("innocent.txt")).unwrap();
+    let h = harness(&p, ALL, r#"read = { "*.env" = "deny" }"#);
+
+    for path in [
+        p.path(".env"),
+        p.path("innocent.txt"),
+        p.path("sub/../.env"),
+    ] {
+        let args = serde_json::json!({ "path": path }).to_string();
+        let err = h.call("read_path", &args).await.unwrap_err();
+        assert!(matches!(err, CallError::Tool(_)), "{path:?}: {err}");
+        assert!(!err.to_string().contains("hunter2"), "{path:?}: {err}");
+    }
+    let args = serde_json::json!({ "path": p.path("ok.txt") }).to_string();
+    let out = h.call("read_path", &args).await.expect("an allowed read");
+    assert_eq!(out.output, "fine");
+    // Listing the directory reads the directory, not the files in it.
+    let args = serde_json::json!({ "path": p.root }).to_string();
+    let out = h.call("list_dir", &args).await.expect("list the root");
+    assert!(out.output.contains(".env"), "{}", out.output);
+
+    let log = Harness::audit_log(&p);
+    let denials: Vec<&str> = log
+        .lines()
+        .filter(|l| l.contains("\"capability\":\"fs\"") && l.contains("\"decision\":\"deny\""))
+        .collect();
+    assert!(
+        denials
+            .iter()
+            .any(|l| l.contains("/.env\"") && l.contains("*.env = deny")),
+        "{log}"
+    );
+    assert!(
+        denials
+            .iter()
+            .any(|l| l.contains("innocent.txt") && l.contains("`.env`")),
+        "the symlink was not refused by the rules: {log}"
+    );
+    assert!(
+        !log.contains("ok.txt"),
+        "allowed reads are not audited: {log}"
+    );
+    h.assert_noop_works().await;
+}
+
+#[tokio::test]
+async fn edit_rules_hold_inside_the_write_grant() {
+    let p = Project::new("edit-rules");
+    std::fs::create_dir_all(p.path("out/locked")).unwrap();
+    std::fs::create_dir_all(p.path("out/free")).unwrap();
+    let h = harness(&p, ALL, r#"edit = { "out/locked/*" = "deny" }"#);
+
+    let args = serde_json::json!({ "path": p.path("out/locked/x"), "content": "pwned" });
+    let err = h.call("write_path", &args.to_string()).await.unwrap_err();
+    assert!(matches!(err, CallError::Tool(_)), "{err}");
+    assert!(
+        !p.path("out/locked/x").exists(),
+        "a denied write went through"
+    );
+
+    let args = serde_json::json!({ "path": p.path("out/free/x"), "content": "fine" });
+    h.call("write_path", &args.to_string())
+        .await
+        .expect("a write the rules allow");
+    assert_eq!(p.read("out/free/x"), "fine");
+
+    let log = Harness::audit_log(&p);
+    assert!(
+        log.lines().any(|l| l.contains("\"decision\":\"deny\"")
+            && l.contains("out/locked/x")
+            && l.contains("out/locked/* = deny")),
+        "{log}"
+    );
+    h.assert_noop_works().await;
+}
+
+#[tokio::test]
+async fn an_ask_inside_the_grant_goes_to_the_user_once() {
+    let p = Project::new("ask-rules");
+    p.write(".env", "API_KEY=hunter2");
+    let args = serde_json::json!({ "path": p.path(".env") }).to_string();
+    // The default rules ask before reading `*.env`; a need the caller already approved
+    // at tool level is not asked again (nobody answers here: an ask would time out).
+    let h = harness(&p, ALL, "");
+    let need = ("read".to_string(), ".env".to_string());
+    h.scope.approved.lock().unwrap().push(need);
+    let out = h.call("read_path", &args).await.expect("pre-approved read");
+    assert_eq!(out.output, "API_KEY=hunter2");
+
+    let h = harness(&p, ALL, "");
+    let engine = h.scope.permissions.clone();
+    let (asked, reject) = (
+        Arc::new(AtomicUsize::new(0)),
+        Arc::new(AtomicBool::new(true)),
+    );
+    let answerer = {
+        let (asked, reject) = (asked.clone(), reject.clone());
+        tokio::spawn(async move {
+            loop {
+                for (id, request) in engine.pending() {
+                    assert_eq!(request.permission, "read");
+                    assert_eq!(request.patterns, [".env"]);
+                    asked.fetch_add(1, SeqCst);
+                    let reply = if reject.load(SeqCst) {
+                        Reply::Reject { feedback: None }
+                    } else {
+                        Reply::Once
+                    };
+                    engine.reply(&id, reply).unwrap();
+                }
+                tokio::time::sleep(Duration::from_millis(5)).await;
+            }
+        })
+    };
+    // Rejected: refused and audited.
+    let err = h.call("read_path", &args).await.unwrap_err();
+    assert!(!err.to_string().contains("hunter2"), "{err}");
+    assert_eq!(asked.load(SeqCst), 1);
+    assert!(Harness::audit_log(&p).contains("rejected"));
+    // Approved once: read, and the answer holds for the rest of the scope.
+    reject.store(false, SeqCst);
+    let out = h.call("read_path", &args).await.expect("approved read");
+    assert_eq!(out.output, "API_KEY=hunter2");
+    h.call("read_path", &args).await.expect("already approved");
+    assert_eq!(asked.load(SeqCst), 2);
+    answerer.abort();
     h.assert_noop_works().await;
 }

@@ -63,6 +63,7 @@ impl Harness {
             rules: Arc::new(rules),
             permissions: PermissionEngine::new(Arc::new(MemoryApprovals::new()), tx),
             progress: None,
+            approved: Default::default(),
         };
         Harness { host, scope }
     }

@@ -14,8 +14,6 @@ use ward_plugin::{HostOptions, PluginHost};
 pub struct Workspace {
     /// The loaded configuration.
     pub config: LoadedConfig,
-    /// Ward's data directory.
-    pub data_dir: PathBuf,
     /// Problems found while discovering plugins.
     pub discovery_errors: Vec<String>,
     /// The plugin host.
@@ -59,7 +57,6 @@ impl Workspace {
         let host = PluginHost::new(plugins, options)?;
         Ok(Workspace {
             config,
-            data_dir,
             discovery_errors: errors,
             host,
             rules,

@@ -118,10 +118,10 @@ impl Audit {
             return;
         };
         line.push(b'\n');
-        if let Ok(mut f) = file.lock() {
-            if let Err(err) = f.write_all(&line) {
-                tracing::warn!("cannot write the audit log: {err}");
-            }
+        if let Ok(mut f) = file.lock()
+            && let Err(err) = f.write_all(&line)
+        {
+            tracing::warn!("cannot write the audit log: {err}");
         }
     }
 }

@@ -53,7 +53,14 @@ impl host::Host for StoreState {
             .map_err(|e| e.to_string());
         let target = patterns.join(" ");
         match &outcome {
-            Ok(()) => env.audit.allow(&env.plugin, &permission, &target, "ask"),
+            Ok(()) => {
+                // The plugin asked this itself (e.g. `edit` with the diff): its own file
+                // accesses for the same need are not asked about again in this call.
+                if let Ok(mut approved) = env.scope.approved.lock() {
+                    approved.extend(patterns.iter().map(|p| (permission.clone(), p.clone())));
+                }
+                env.audit.allow(&env.plugin, &permission, &target, "ask")
+            }
             Err(e) => env.audit.deny(&env.plugin, &permission, &target, e),
         }
         outcome

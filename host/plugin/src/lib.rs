@@ -15,6 +15,7 @@ pub mod discovery;
 pub mod engine;
 pub mod error;
 mod exec;
+mod fsguard;
 pub mod grants;
 mod imports;
 mod net;

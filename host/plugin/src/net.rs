@@ -65,22 +65,22 @@ pub(crate) async fn fetch(env: Arc<CallEnv>, req: HttpRequest) -> Result<HttpRes
             .await
             .map_err(|e| format!("fetching {url}: {e}"))?;
         let status = response.status();
-        if status.is_redirection() {
-            if let Some(location) = response.headers().get(reqwest::header::LOCATION) {
-                let location = location
-                    .to_str()
-                    .map_err(|_| format!("{url}: redirect with a non-text Location"))?;
-                url = url
-                    .join(location)
-                    .map_err(|e| format!("{url}: bad redirect `{location}`: {e}"))?;
-                if status == reqwest::StatusCode::SEE_OTHER
-                    || (method == reqwest::Method::POST && status.as_u16() <= 302)
-                {
-                    method = reqwest::Method::GET;
-                    body = None;
-                }
-                continue;
+        if status.is_redirection()
+            && let Some(location) = response.headers().get(reqwest::header::LOCATION)
+        {
+            let location = location
+                .to_str()
+                .map_err(|_| format!("{url}: redirect with a non-text Location"))?;
+            url = url
+                .join(location)
+                .map_err(|e| format!("{url}: bad redirect `{location}`: {e}"))?;
+            if status == reqwest::StatusCode::SEE_OTHER
+                || (method == reqwest::Method::POST && status.as_u16() <= 302)
+            {
+                method = reqwest::Method::GET;
+                body = None;
             }
+            continue;
         }
         let headers = response
             .headers()
@@ -166,13 +166,13 @@ async fn check_hop(env: &CallEnv, url: &Url) -> Result<(String, Vec<SocketAddr>)
     if addrs.is_empty() {
         return Err(format!("cannot resolve {host}"));
     }
-    if !env.caps.names_host_explicitly(&host) {
-        if let Some(bad) = addrs.iter().find(|a| is_internal(a.ip())) {
-            return deny(format!(
-                "{host} resolves to the internal address {}; grant `net:{host}` explicitly to allow it",
-                bad.ip()
-            ));
-        }
+    if !env.caps.names_host_explicitly(&host)
+        && let Some(bad) = addrs.iter().find(|a| is_internal(a.ip()))
+    {
+        return deny(format!(
+            "{host} resolves to the internal address {}; grant `net:{host}` explicitly to allow it",
+            bad.ip()
+        ));
     }
     Ok((host, addrs))
 }

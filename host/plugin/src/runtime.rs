@@ -60,6 +60,8 @@ pub struct Plugin {
     /// Per-call limits.
     pub limits: CallLimits,
     loaded: OnceCell<Result<Arc<Loaded>, String>>,
+    /// The tool list, once known (from the cache or the component).
+    tools: std::sync::OnceLock<Vec<ToolInfo>>,
     strikes: AtomicU32,
     disabled: Mutex<Option<String>>,
 }
@@ -103,8 +105,9 @@ impl PluginHost {
     pub fn new(sources: Vec<PluginSource>, options: HostOptions) -> Result<Self, CallError> {
         let engine = SharedEngine::new().map_err(|e| CallError::Host(e.to_string()))?;
         let mut linker = Linker::new(engine.engine());
-        wasmtime_wasi::p2::add_to_linker_async(&mut linker)
-            .map_err(|e| CallError::Host(e.to_string()))?;
+        // WASI as wasmtime-wasi links it, but with the filesystem checked against the
+        // permission rules (SPEC §2.3).
+        crate::fsguard::add_to_linker(&mut linker).map_err(|e| CallError::Host(e.to_string()))?;
         ToolPlugin::add_to_linker::<StoreState, HasSelf<StoreState>>(&mut linker, |s| s)
             .map_err(|e| CallError::Host(e.to_string()))?;
         let cache = options.cache_dir.as_deref().and_then(|dir| {
@@ -147,10 +150,14 @@ impl PluginHost {
     /// The tools `plugin` provides, compiling it if needed (or reading its tool list from
     /// the cache, which needs no compile).
     pub async fn tools_of(&self, plugin: &Plugin) -> Result<Vec<ToolInfo>, CallError> {
-        if let Some(tools) = self.cached_tools(plugin) {
-            return Ok(tools);
+        if let Some(tools) = plugin.tools.get() {
+            return Ok(tools.clone());
         }
-        Ok(self.load(plugin).await?.tools.clone())
+        let tools = match self.cached_tools(plugin) {
+            Some(tools) => tools,
+            None => self.load(plugin).await?.tools.clone(),
+        };
+        Ok(plugin.tools.get_or_init(|| tools).clone())
     }
 
     /// Every tool of every enabled plugin, with the plugin providing it. Plugins that fail
@@ -309,14 +316,14 @@ impl PluginHost {
             .load()
             .map_err(|e| format!("cannot read its component: {e}"))?;
         let sha = sha256_hex(&bytes);
-        if let Some(expected) = &plugin.source.manifest.sha256 {
-            if !expected.eq_ignore_ascii_case(&sha) {
-                return Err(format!(
-                    "{}: component `{}` has sha256 {sha}, but the manifest says {expected}",
-                    plugin.source.manifest_path.display(),
-                    plugin.source.manifest.component
-                ));
-            }
+        if let Some(expected) = &plugin.source.manifest.sha256
+            && !expected.eq_ignore_ascii_case(&sha)
+        {
+            return Err(format!(
+                "{}: component `{}` has sha256 {sha}, but the manifest says {expected}",
+                plugin.source.manifest_path.display(),
+                plugin.source.manifest.component
+            ));
         }
         let imports = compat::import_names(&bytes)?;
         compat::check_imports(&imports, &plugin.ceiling)?;
@@ -439,6 +446,7 @@ fn prepare(source: PluginSource, options: &HostOptions) -> Plugin {
         ignored_grants,
         limits,
         loaded: OnceCell::new(),
+        tools: std::sync::OnceLock::new(),
         strikes: AtomicU32::new(0),
         disabled: Mutex::new(disabled),
         source,

@@ -3,7 +3,7 @@
 //! session scope the host imports check against.
 
 use std::path::PathBuf;
-use std::sync::Arc;
+use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use wasmtime::ResourceLimiter;
@@ -13,6 +13,7 @@ use wasmtime_wasi::{FsPerms, WasiCtx, WasiCtxBuilder, WasiCtxView, WasiView};
 use ward_permission::{PermissionEngine, Ruleset};
 
 use crate::audit::Audit;
+use crate::fsguard::Descriptors;
 use crate::grants::Effective;
 
 /// Receives `progress` updates from a running tool: new title (if any) and metadata JSON.
@@ -38,6 +39,11 @@ pub struct CallScope {
     pub permissions: PermissionEngine,
     /// Live progress of the running tool.
     pub progress: Option<ProgressSink>,
+    /// (permission, pattern) pairs the user already approved for this call, e.g. at
+    /// tool level by the caller. A filesystem access whose rule says *ask* and whose
+    /// need is listed here goes through without asking the same question twice;
+    /// answers given during the call are added.
+    pub approved: Arc<Mutex<Vec<(String, String)>>>,
 }
 
 /// Per-call resource limits, from the manifest.
@@ -73,6 +79,8 @@ pub struct StoreState {
     pub(crate) table: ResourceTable,
     pub(crate) limits: Limiter,
     pub(crate) env: Arc<CallEnv>,
+    /// The host path behind each filesystem descriptor, for the guard.
+    pub(crate) fs: Descriptors,
 }
 
 impl WasiView for StoreState {
@@ -116,6 +124,7 @@ impl StoreState {
             wasi: b.build(),
             table: ResourceTable::new(),
             limits,
+            fs: Descriptors::new(&env.scope.project),
             env,
         }
     }
@@ -187,6 +196,7 @@ impl CallScope {
                 tx,
             ),
             progress: None,
+            approved: Arc::default(),
         }
     }
 }

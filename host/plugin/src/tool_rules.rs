@@ -1,8 +1,10 @@
 //! Which permission a tool call needs before it runs, derived from its arguments:
-//! `read`/`glob`/`grep`/`list` read paths, `write`/`edit`/`apply_patch` need `edit` on the
-//! files they touch, a path outside the project needs `external_directory`, and any other
-//! tool needs its own name. `bash` and `webfetch` are checked where they act (the `exec`
-//! and `http-fetch` imports), per sub-command and per redirect.
+//! `read`/`glob`/`grep`/`list` read paths, a path outside the project needs
+//! `external_directory`, and any other tool needs its own name. Some are checked where
+//! they act instead: `bash` and `webfetch` in the `exec` and `http-fetch` imports (per
+//! sub-command, per redirect), and `write`/`edit`/`apply_patch` ask `edit` themselves,
+//! with the diff, once they know what would change. Whatever a tool forgets, the
+//! filesystem guard still checks on every open.
 
 use std::path::{Path, PathBuf};
 
@@ -49,31 +51,10 @@ pub fn needs(tool: &str, args: &Value, project: &Path) -> Vec<Need> {
             });
             paths.push(path);
         }
-        "write" | "edit" => {
-            if let Some(path) = path_arg("filePath") {
-                let rel = relative_pattern(&path, project);
-                out.push(Need {
-                    permission: "edit".to_string(),
-                    patterns: vec![rel.clone()],
-                    always: vec![rel],
-                });
-                paths.push(path);
-            }
-        }
+        "write" | "edit" => paths.extend(path_arg("filePath")),
         "apply_patch" => {
             let text = args.get("patchText").and_then(Value::as_str).unwrap_or("");
-            let files: Vec<PathBuf> = patch_paths(text).map(|p| resolve(p, project)).collect();
-            let rels: Vec<String> = files.iter().map(|p| relative_pattern(p, project)).collect();
-            out.push(Need {
-                permission: "edit".to_string(),
-                patterns: if rels.is_empty() {
-                    vec!["*".to_string()]
-                } else {
-                    rels.clone()
-                },
-                always: rels,
-            });
-            paths.extend(files);
+            paths.extend(patch_paths(text).map(|p| resolve(p, project)));
         }
         other => out.push(Need {
             permission: other.to_string(),
@@ -138,11 +119,11 @@ mod tests {
     use serde_json::json;
 
     #[test]
-    fn edits_need_edit_on_the_relative_path() {
-        let n = needs("write", &json!({"filePath": "src/a.rs"}), Path::new("/p"));
-        assert_eq!(n.len(), 1);
-        assert_eq!(n[0].permission, "edit");
-        assert_eq!(n[0].patterns, ["src/a.rs"]);
+    fn edits_ask_for_themselves_inside_the_project() {
+        assert!(needs("write", &json!({"filePath": "src/a.rs"}), Path::new("/p")).is_empty());
+        let n = needs("edit", &json!({"filePath": "/q/a.rs"}), Path::new("/p"));
+        assert_eq!(n[0].permission, "external_directory");
+        assert_eq!(n[0].patterns, ["/q/*"]);
     }
 
     #[test]
@@ -160,11 +141,16 @@ mod tests {
     }
 
     #[test]
-    fn patches_list_every_file() {
+    fn patches_outside_the_project_need_external_directory() {
         let patch =
-            "*** Begin Patch\n*** Add File: a.txt\n+x\n*** Update File: b/c.rs\n*** End Patch";
-        let n = needs("apply_patch", &json!({"patchText": patch}), Path::new("/p"));
-        assert_eq!(n[0].patterns, ["a.txt", "b/c.rs"]);
+            "*** Begin Patch\n*** Add File: a.txt\n+x\n*** Update File: ../b/c.rs\n*** End Patch";
+        let n = needs(
+            "apply_patch",
+            &json!({"patchText": patch}),
+            Path::new("/p/q"),
+        );
+        assert_eq!(n.len(), 1);
+        assert_eq!(n[0].patterns, ["/p/b/*"]);
     }
 
     #[test]

@@ -10,7 +10,7 @@ use std::path::{Path, PathBuf};
 
 use serde_json::json;
 use ward_sdk::{Context, Output, Tool, ToolError};
-use ward_tool_common::diff::{FileDiff, unified};
+use ward_tool_common::diff::{FileDiff, MAX_DIFF_BYTES, cap, unified};
 use ward_tool_common::path::{display_path, fs_error, resolve};
 use ward_tool_common::permission::ask_edit;
 
@@ -140,13 +140,10 @@ pub struct Plan {
 }
 
 impl Plan {
-    /// All the diffs, one after another.
+    /// All the diffs, one after another, capped like one file's.
     pub fn diff(&self) -> String {
-        self.changes
-            .iter()
-            .map(|c| c.diff.text.as_str())
-            .collect::<Vec<_>>()
-            .join("")
+        let all: String = self.changes.iter().map(|c| c.diff.text.as_str()).collect();
+        cap(all, 2 * MAX_DIFF_BYTES)
     }
 }
 
@@ -340,7 +337,11 @@ pub fn execute(directory: &str, plan: &Plan) -> Result<Output, ToolError> {
 }
 
 fn write(path: &Path, content: &str) -> std::io::Result<()> {
-    if let Some(parent) = path.parent() {
+    // Only missing parents are created: every `mkdir` is checked against the `edit`
+    // rules, and re-creating an existing directory would ask about it.
+    if let Some(parent) = path.parent()
+        && !parent.is_dir()
+    {
         std::fs::create_dir_all(parent)?;
     }
     std::fs::write(path, content)

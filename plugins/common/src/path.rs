@@ -68,6 +68,18 @@ pub fn fs_error(directory: &str, path: &Path, err: &std::io::Error) -> ToolError
     ))
 }
 
+/// Creates the missing parent directories of `path`. Existing ones are left alone (not
+/// even `mkdir`ed again): inside Ward every directory creation is checked against the
+/// `edit` rules, and re-creating the project directory would ask about `.`.
+pub fn ensure_parent(directory: &str, path: &Path) -> Result<(), ToolError> {
+    match path.parent() {
+        Some(parent) if !parent.as_os_str().is_empty() && !parent.is_dir() => {
+            std::fs::create_dir_all(parent).map_err(|e| fs_error(directory, parent, &e))
+        }
+        _ => Ok(()),
+    }
+}
+
 /// The hint appended to errors about paths outside the project directory.
 pub fn outside_hint(directory: &str, path: &Path) -> &'static str {
     if is_inside(directory, path) {

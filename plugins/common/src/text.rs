@@ -91,6 +91,30 @@ pub fn data_url(mime: &str, bytes: &[u8]) -> String {
     format!("data:{mime};base64,{}", base64(bytes))
 }
 
+/// Levenshtein distance over chars; very long pairs are compared for equality only, to
+/// bound the cost.
+pub fn edit_distance(a: &str, b: &str) -> usize {
+    let a: Vec<char> = a.chars().collect();
+    let b: Vec<char> = b.chars().collect();
+    if a.is_empty() || b.is_empty() {
+        return a.len().max(b.len());
+    }
+    if a.len() * b.len() > 4_000_000 {
+        return if a == b { 0 } else { a.len().max(b.len()) };
+    }
+    let mut prev: Vec<usize> = (0..=b.len()).collect();
+    let mut row = vec![0; b.len() + 1];
+    for (i, ca) in a.iter().enumerate() {
+        row[0] = i + 1;
+        for (j, cb) in b.iter().enumerate() {
+            let cost = usize::from(ca != cb);
+            row[j + 1] = (prev[j + 1] + 1).min(row[j] + 1).min(prev[j] + cost);
+        }
+        std::mem::swap(&mut prev, &mut row);
+    }
+    prev[b.len()]
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -112,6 +136,14 @@ mod tests {
         assert!(!looks_binary(b""));
         assert!(has_binary_extension(Path::new("x/a.PNG")));
         assert!(!has_binary_extension(Path::new("x/a.rs")));
+    }
+
+    #[test]
+    fn edit_distances() {
+        assert_eq!(edit_distance("kitten", "sitting"), 3);
+        assert_eq!(edit_distance("", "abc"), 3);
+        assert_eq!(edit_distance("same", "same"), 0);
+        assert_eq!(edit_distance("mian.rs", "main.rs"), 2);
     }
 
     #[test]

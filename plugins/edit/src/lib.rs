@@ -9,7 +9,7 @@ use std::path::PathBuf;
 use serde_json::json;
 use ward_sdk::{Context, Output, Tool, ToolError};
 use ward_tool_common::diff::{FileDiff, unified};
-use ward_tool_common::path::{display_path, fs_error, resolve};
+use ward_tool_common::path::{display_path, ensure_parent, fs_error, resolve};
 use ward_tool_common::permission::ask_edit;
 
 use crate::replace::{ReplaceError, replace};
@@ -165,9 +165,7 @@ fn with_line_endings(text: &str, crlf: bool) -> String {
 
 /// Writes a planned edit.
 pub fn apply(directory: &str, plan: &Plan) -> Result<Output, ToolError> {
-    if let Some(parent) = plan.path.parent() {
-        std::fs::create_dir_all(parent).map_err(|e| fs_error(directory, parent, &e))?;
-    }
+    ensure_parent(directory, &plan.path)?;
     std::fs::write(&plan.path, &plan.content).map_err(|e| fs_error(directory, &plan.path, &e))?;
     let mut output = String::from("Edit applied successfully.");
     if plan.replacements > 1 {

@@ -5,6 +5,8 @@
 //! Each matcher proposes candidate substrings *of the content*; the first candidate that
 //! occurs exactly once (or at all, with `replaceAll`) is replaced.
 
+use ward_tool_common::text::edit_distance;
+
 /// Why a replacement could not be made.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum ReplaceError {
@@ -278,30 +280,6 @@ fn indentation_flexible(content: &str, find: &str) -> Vec<String> {
     out
 }
 
-/// Levenshtein distance over chars; very long pairs are compared for equality only, to
-/// bound the cost.
-fn levenshtein(a: &str, b: &str) -> usize {
-    let a: Vec<char> = a.chars().collect();
-    let b: Vec<char> = b.chars().collect();
-    if a.is_empty() || b.is_empty() {
-        return a.len().max(b.len());
-    }
-    if a.len() * b.len() > 4_000_000 {
-        return if a == b { 0 } else { a.len().max(b.len()) };
-    }
-    let mut prev: Vec<usize> = (0..=b.len()).collect();
-    let mut row = vec![0; b.len() + 1];
-    for (i, ca) in a.iter().enumerate() {
-        row[0] = i + 1;
-        for (j, cb) in b.iter().enumerate() {
-            let cost = usize::from(ca != cb);
-            row[j + 1] = (prev[j + 1] + 1).min(row[j] + 1).min(prev[j] + cost);
-        }
-        std::mem::swap(&mut prev, &mut row);
-    }
-    prev[b.len()]
-}
-
 /// Average similarity (0..1) of the middle lines of a block and of the search.
 fn middle_similarity(block: &[&str], search: &[&str]) -> f64 {
     let checked = block.len().min(search.len()).saturating_sub(2);
@@ -315,7 +293,7 @@ fn middle_similarity(block: &[&str], search: &[&str]) -> f64 {
             if longest == 0 {
                 1.0
             } else {
-                1.0 - levenshtein(a, b) as f64 / longest as f64
+                1.0 - edit_distance(a, b) as f64 / longest as f64
             }
         })
         .sum();
@@ -342,7 +320,9 @@ fn block_anchor(content: &str, find: &str) -> Vec<String> {
         if lines.lines[i].trim() != first {
             continue;
         }
-        if let Some(j) = (i + 2..lines.lines.len()).find(|&j| lines.lines[j].trim() == last)
+        // Only blocks about as long as the search qualify, which also bounds the scan.
+        let end = lines.lines.len().min(i + search.len() + slack);
+        if let Some(j) = (i + 2..end).find(|&j| lines.lines[j].trim() == last)
             && (j - i + 1).abs_diff(search.len()) <= slack
         {
             let score = middle_similarity(&lines.lines[i..=j], &search);
@@ -484,13 +464,6 @@ mod tests {
         assert_eq!(reindent("    a\n\n      b", "    x", "  x"), "  a\n\n    b");
         assert_eq!(reindent("a", "\tx", "  x"), "a");
         assert_eq!(reindent("a", "x", "x"), "a");
-    }
-
-    #[test]
-    fn levenshtein_distance() {
-        assert_eq!(levenshtein("kitten", "sitting"), 3);
-        assert_eq!(levenshtein("", "abc"), 3);
-        assert_eq!(levenshtein("same", "same"), 0);
     }
 
     #[test]

@@ -9,7 +9,7 @@ use std::path::Path;
 use serde_json::json;
 use ward_sdk::{Attachment, Context, Output, Tool, ToolError};
 use ward_tool_common::path::{display_path, fs_error, outside_hint, resolve};
-use ward_tool_common::text::{attachable_mime, data_url, is_binary_file};
+use ward_tool_common::text::{attachable_mime, data_url, edit_distance, is_binary_file};
 use ward_tool_common::truncate::{MAX_BYTES, MAX_LINE_CHARS, cut_line};
 
 /// Lines read when `limit` is not given.
@@ -263,8 +263,8 @@ fn attach(
     Ok(output)
 }
 
-/// "File not found", with up to 3 entries of the same directory whose names contain, or
-/// are contained in, the missing name (case-insensitively).
+/// "File not found", with up to 3 entries of the same directory whose names contain, are
+/// contained in, or are a typo or two away from the missing name (case-insensitively).
 fn not_found(directory: &str, path: &Path) -> ToolError {
     let mut message = format!("File not found: {}", path.display());
     let base = path
@@ -279,7 +279,9 @@ fn not_found(directory: &str, path: &Path) -> ToolError {
                     .map(|e| e.file_name().to_string_lossy().into_owned())
                     .filter(|name| {
                         let lower = name.to_lowercase();
-                        lower.contains(&base) || base.contains(&lower)
+                        lower.contains(&base)
+                            || base.contains(&lower)
+                            || edit_distance(&lower, &base) <= (base.chars().count() / 3).max(1)
                     })
                     .collect();
                 names.sort();

@@ -153,6 +153,8 @@ fn missing_files_suggest_near_names() -> std::io::Result<()> {
     assert!(msg.contains("Did you mean one of these?"));
     assert!(msg.contains("config.toml") && msg.contains("Config.json"));
     assert!(!msg.contains("other.txt"));
+    let typo = failed(read(&t.dir(), &args("cnofig.toml", None, None)));
+    assert!(typo.contains("config.toml"), "{typo}");
     let plain = failed(read(&t.dir(), &args("zzz", None, None)));
     assert_eq!(plain, format!("File not found: {}/zzz", t.dir()));
     Ok(())

@@ -6,7 +6,7 @@ use std::path::{Path, PathBuf};
 use serde_json::json;
 use ward_sdk::{Context, Output, Tool, ToolError};
 use ward_tool_common::diff::{FileDiff, unified};
-use ward_tool_common::path::{display_path, fs_error, resolve};
+use ward_tool_common::path::{display_path, ensure_parent, fs_error, resolve};
 use ward_tool_common::permission::ask_edit;
 
 /// Arguments of `write`.
@@ -106,9 +106,7 @@ pub fn apply(directory: &str, plan: &Plan, content: &str) -> Result<Output, Tool
 
 /// Writes `content` to `path`, creating missing parent directories.
 pub fn write_file(directory: &str, path: &Path, content: &str) -> Result<(), ToolError> {
-    if let Some(parent) = path.parent() {
-        std::fs::create_dir_all(parent).map_err(|e| fs_error(directory, parent, &e))?;
-    }
+    ensure_parent(directory, path)?;
     std::fs::write(path, content).map_err(|e| fs_error(directory, path, &e))
 }
 

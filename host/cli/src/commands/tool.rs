@@ -93,11 +93,19 @@ async fn call(
         rules: ws.rules.clone(),
         permissions: engine.clone(),
         progress: None,
+        approved: Default::default(),
     };
 
     let outcome = async {
         let (plugin, _info) = ws.host.find_tool(name).await?;
         for need in tool_rules::needs(name, &value, &project) {
+            // Once approved here, the plugin's own file accesses for the same need are
+            // not asked about again.
+            let approved: Vec<(String, String)> = need
+                .patterns
+                .iter()
+                .map(|p| (need.permission.clone(), p.clone()))
+                .collect();
             let request = AskRequest {
                 session_id: String::new(),
                 project: project.to_string_lossy().into_owned(),
@@ -112,6 +120,9 @@ async fn call(
                 .check(request, &ws.rules)
                 .await
                 .map_err(|e| CallError::Permission(e.to_string()))?;
+            if let Ok(mut list) = scope.approved.lock() {
+                list.extend(approved);
+            }
         }
         ws.host.call(&plugin, name, args, scope).await
     }
