@@ -8,12 +8,14 @@ fn main() {
     let manifest_dir = PathBuf::from(std::env::var("CARGO_MANIFEST_DIR").unwrap_or_default());
     let root = ward_wasm_build::workspace_root(&manifest_dir);
     let target_dir = root.join("target/wasm");
-    let plugins = ward_wasm_build::find_plugins(&manifest_dir.join("plugins"));
+    // The first-party plugins too: the benchmarks run them through the same harness.
+    let mut plugins = ward_wasm_build::find_plugins(&manifest_dir.join("plugins"));
+    plugins.extend(ward_wasm_build::find_plugins(&root.join("plugins")));
     if let Err(e) = ward_wasm_build::build(
         &root,
         &target_dir,
         &plugins,
-        &["tests/plugins", "sdk", "wit"],
+        &["tests/plugins", "plugins", "sdk", "wit"],
     ) {
         eprintln!("error: {e}");
         std::process::exit(1);

@@ -194,3 +194,54 @@ fn only_granted_environment_variables_are_visible() {
         "{some}"
     );
 }
+
+#[test]
+fn a_scaffolded_rust_plugin_builds_and_loads() {
+    let p = Project::new("scaffold");
+    let plugins = p.path(".ward/plugins");
+    std::fs::create_dir_all(&plugins).unwrap();
+    let mut new = p.ward();
+    new.current_dir(&plugins)
+        .args(["plugin", "new", "--lang", "rust", "hello-world"]);
+    let out = new.output().unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+
+    // Reuse the workspace's wasm build directory (same dependency versions) and stay
+    // offline, so the build costs seconds, not a fresh dependency compile.
+    let wasm_target = ward_tests::ward_binary()
+        .parent()
+        .and_then(|d| d.parent())
+        .map(|t| t.join("wasm"))
+        .unwrap();
+    let mut build = p.ward();
+    build
+        .args(["plugin", "build", ".ward/plugins/hello-world"])
+        .env("CARGO_TARGET_DIR", &wasm_target)
+        .env("CARGO_NET_OFFLINE", "true");
+    let out = build.output().unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let manifest = std::fs::read_to_string(plugins.join("hello-world/plugin.toml")).unwrap();
+    assert!(manifest.contains("sha256 = \""), "{manifest}");
+
+    let out = p
+        .run(&["tool", "call", "hello_world", r#"{"name": "Ada"}"#], "")
+        .expect_ok();
+    assert_eq!(out.trim(), "Hello, Ada!");
+    let err = p
+        .run(&["tool", "call", "hello_world", r#"{"nom": "Ada"}"#], "")
+        .expect_err();
+    assert!(err.contains("missing field `name`"), "{err}");
+    let listed = p.run(&["plugin", "list"], "").expect_ok();
+    assert!(
+        listed.contains("hello-world 0.1.0 (project, tool)"),
+        "{listed}"
+    );
+}

@@ -59,9 +59,8 @@ pub fn info<T: Tool>() -> ToolInfo {
 /// Parses `args` into the tool's arguments and runs it. A parse failure becomes
 /// [`ToolError::InvalidArguments`] naming the failing field, so the model can fix its call.
 pub fn dispatch<T: Tool>(args: &str, context: &Context) -> Result<ToolOutput, ToolError> {
-    let args: T::Args = serde_json::from_str(args).map_err(|e| {
-        ToolError::InvalidArguments(format!("invalid arguments for `{}`: {e}", T::NAME))
-    })?;
+    let args: T::Args =
+        serde_json::from_str(args).map_err(|e| ToolError::InvalidArguments(e.to_string()))?;
     let out = T::run(args, context)?;
     Ok(ToolOutput {
         title: out.title,

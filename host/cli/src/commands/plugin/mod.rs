@@ -1,5 +1,8 @@
-//! `ward plugin list`: every plugin, what it provides, what it asked for, what it was
-//! granted, and whether it works.
+//! `ward plugin …`: `list` shows every plugin, what it provides, what it asked for, what
+//! it was granted, and whether it works; `new` scaffolds one; `build` compiles one.
+
+mod build;
+mod scaffold;
 
 use std::process::ExitCode;
 
@@ -13,12 +16,50 @@ use crate::setup::Workspace;
 pub enum PluginCommand {
     /// List plugins with their tools, requested and granted capabilities, and status.
     List,
+    /// Create a plugin directory that builds and loads as it is.
+    New {
+        /// The plugin's language.
+        #[arg(long, value_enum, default_value = "rust")]
+        lang: Lang,
+        /// The plugin's name (also its directory).
+        name: String,
+    },
+    /// Build the plugin in DIR (default: the current directory) into its component.
+    Build {
+        /// The plugin directory.
+        dir: Option<std::path::PathBuf>,
+    },
+}
+
+/// Languages `ward plugin new` can scaffold.
+#[derive(Clone, Copy, clap::ValueEnum)]
+pub enum Lang {
+    /// Rust, with the `ward-sdk` crate.
+    Rust,
 }
 
 /// Runs the subcommand.
 pub async fn run(command: PluginCommand) -> Result<ExitCode> {
     match command {
         PluginCommand::List => list().await,
+        PluginCommand::New {
+            lang: Lang::Rust,
+            name,
+        } => {
+            let dir = scaffold::new_rust(&std::env::current_dir()?, &name)?;
+            println!("created {}", dir.display());
+            println!("build it with: ward plugin build {}", dir.display());
+            Ok(ExitCode::SUCCESS)
+        }
+        PluginCommand::Build { dir } => {
+            let dir = match dir {
+                Some(d) => d,
+                None => std::env::current_dir()?,
+            };
+            let out = build::build(&dir)?;
+            println!("built {}", out.display());
+            Ok(ExitCode::SUCCESS)
+        }
     }
 }
 
