@@ -7,6 +7,7 @@ use std::sync::atomic::{AtomicU32, Ordering};
 
 pub mod harness;
 pub mod http;
+pub mod llm;
 
 include!(concat!(env!("OUT_DIR"), "/test_plugins.rs"));
 

@@ -1,0 +1,179 @@
+//! A scripted LLM server for end-to-end tests: a real HTTP server on 127.0.0.1 that
+//! speaks OpenAI Chat Completions, OpenAI Responses and Anthropic Messages over real
+//! SSE, answers each request with the next scripted [`Turn`], records every request
+//! body for assertions, and injects faults (429 with `retry-after`, 500, a stream cut in
+//! the middle of a tool call, a stream that hangs, malformed SSE, a 400).
+
+mod http;
+mod render;
+
+use std::collections::VecDeque;
+use std::sync::{Arc, Mutex};
+
+use serde_json::Value;
+use tokio::net::TcpListener;
+
+/// The wire protocol a scripted turn is rendered in (chosen by the request path).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Wire {
+    /// `POST …/chat/completions`.
+    ChatCompletions,
+    /// `POST …/responses`.
+    Responses,
+    /// `POST …/messages`.
+    Anthropic,
+}
+
+/// One piece of a scripted model reply.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Item {
+    /// Visible text.
+    Text(String),
+    /// Reasoning ("thinking") text.
+    Reasoning(String),
+    /// A tool call; its JSON arguments are streamed in two halves.
+    ToolCall {
+        /// Call id.
+        id: String,
+        /// Tool name.
+        name: String,
+        /// Arguments, a JSON object.
+        args: Value,
+    },
+}
+
+/// Token usage reported at the end of a reply.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Usage {
+    /// Uncached input tokens.
+    pub input: u64,
+    /// Output tokens.
+    pub output: u64,
+    /// Input tokens read from the prompt cache.
+    pub cache_read: u64,
+}
+
+/// An injected failure.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Fault {
+    /// `429 Too Many Requests` with this `retry-after` header value (if any).
+    RateLimited {
+        /// The header value, e.g. `"1"`.
+        retry_after: Option<String>,
+    },
+    /// An HTTP error status with a JSON body.
+    Status {
+        /// The status code.
+        code: u16,
+        /// The body.
+        body: String,
+    },
+    /// Stream the reply, but close the connection halfway through its first tool call's
+    /// arguments.
+    CutMidToolCall(Vec<Item>),
+    /// Send the response headers, then nothing, ever.
+    Hang,
+    /// A `data:` line that is not JSON.
+    MalformedSse,
+}
+
+/// What the server does with one request.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Turn {
+    /// A complete streamed reply.
+    Reply {
+        /// Its content, in order.
+        items: Vec<Item>,
+        /// Its usage.
+        usage: Usage,
+    },
+    /// A failure.
+    Fault(Fault),
+}
+
+impl Turn {
+    /// A reply of plain text.
+    pub fn text(text: &str) -> Turn {
+        Turn::Reply {
+            items: vec![Item::Text(text.to_string())],
+            usage: Usage {
+                input: 100,
+                output: 10,
+                cache_read: 0,
+            },
+        }
+    }
+
+    /// A reply that calls one tool.
+    pub fn tool(id: &str, name: &str, args: Value) -> Turn {
+        Turn::Reply {
+            items: vec![Item::ToolCall {
+                id: id.into(),
+                name: name.into(),
+                args,
+            }],
+            usage: Usage {
+                input: 100,
+                output: 20,
+                cache_read: 0,
+            },
+        }
+    }
+}
+
+/// A request the server received.
+#[derive(Clone, Debug)]
+pub struct Recorded {
+    /// The wire protocol (from the path).
+    pub wire: Option<Wire>,
+    /// Request path.
+    pub path: String,
+    /// Headers, lower-cased names.
+    pub headers: Vec<(String, String)>,
+    /// The JSON body (or `Value::Null` if it was not JSON).
+    pub body: Value,
+}
+
+/// A running scripted server. It stops when the Tokio runtime that started it stops.
+pub struct ScriptedLlm {
+    /// `http://127.0.0.1:PORT`.
+    pub base_url: String,
+    script: Arc<Mutex<VecDeque<Turn>>>,
+    requests: Arc<Mutex<Vec<Recorded>>>,
+}
+
+impl ScriptedLlm {
+    /// Starts a server that answers requests with `turns`, in order. Requests beyond the
+    /// script get a 500 saying so.
+    pub async fn start(turns: Vec<Turn>) -> ScriptedLlm {
+        let listener = TcpListener::bind("127.0.0.1:0")
+            .await
+            .expect("bind scripted LLM");
+        let port = listener.local_addr().expect("local addr").port();
+        let script = Arc::new(Mutex::new(VecDeque::from(turns)));
+        let requests = Arc::new(Mutex::new(Vec::new()));
+        tokio::spawn(http::serve(listener, script.clone(), requests.clone()));
+        ScriptedLlm {
+            base_url: format!("http://127.0.0.1:{port}"),
+            script,
+            requests,
+        }
+    }
+
+    /// Appends turns to the script.
+    pub fn push(&self, turns: impl IntoIterator<Item = Turn>) {
+        if let Ok(mut s) = self.script.lock() {
+            s.extend(turns);
+        }
+    }
+
+    /// Every request received so far.
+    pub fn requests(&self) -> Vec<Recorded> {
+        self.requests.lock().map(|r| r.clone()).unwrap_or_default()
+    }
+
+    /// Turns not yet served.
+    pub fn remaining(&self) -> usize {
+        self.script.lock().map(|s| s.len()).unwrap_or(0)
+    }
+}
