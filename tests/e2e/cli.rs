@@ -124,7 +124,9 @@ fn a_bad_config_is_one_clear_located_error() {
 
 #[test]
 fn a_tampered_cache_entry_is_recompiled_not_loaded() {
-    let p = Project::new("tamper");
+    let mut p = Project::new("tamper");
+    // Its own cache: this test corrupts it.
+    p.cache = p.data.join("cache/components");
     p.install_test_plugin("noop");
     let first = p.run(&["tool", "call", "noop", "{}"], "").expect_ok();
     assert_eq!(first.trim(), "ok");

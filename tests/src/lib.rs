@@ -22,6 +22,9 @@ pub struct Project {
     pub data: PathBuf,
     /// `HOME` / `XDG_CONFIG_HOME` for commands run in it (no user config leaks in).
     pub home: PathBuf,
+    /// The compiled-component cache `ward` uses: shared by all tests (so each component
+    /// is compiled once per test run) unless a test sets its own.
+    pub cache: PathBuf,
     base: PathBuf,
 }
 
@@ -44,10 +47,15 @@ impl Project {
             .status()
             .expect("git init");
         assert!(status.success());
+        let cache = ward_binary()
+            .parent()
+            .map(|d| d.join("ward-test-cache"))
+            .unwrap_or_else(|| data.join("cache"));
         Project {
             root,
             data,
             home,
+            cache,
             base,
         }
     }
@@ -89,6 +97,7 @@ impl Project {
         let mut cmd = Command::new(ward_binary());
         cmd.current_dir(&self.root)
             .env("WARD_DATA_DIR", &self.data)
+            .env("WARD_CACHE_DIR", &self.cache)
             .env("HOME", &self.home)
             .env("XDG_CONFIG_HOME", self.home.join(".config"))
             .env_remove("WARD_CONFIG")
@@ -114,8 +123,25 @@ impl Project {
     }
 }
 
+impl Project {
+    /// A second handle on the same directories that does not delete them when dropped,
+    /// for running `ward` on a blocking thread while the test keeps the project.
+    pub fn clone_handle(p: &Project) -> Project {
+        Project {
+            root: p.root.clone(),
+            data: p.data.clone(),
+            home: p.home.clone(),
+            cache: p.cache.clone(),
+            base: PathBuf::new(),
+        }
+    }
+}
+
 impl Drop for Project {
     fn drop(&mut self) {
+        if self.base.as_os_str().is_empty() {
+            return;
+        }
         let _ = std::fs::remove_dir_all(&self.base);
     }
 }

@@ -2,8 +2,10 @@
 
 mod builtins;
 mod commands;
+mod model_setup;
 mod prompt;
 mod setup;
+mod system_prompt;
 
 use std::process::ExitCode;
 
@@ -20,6 +22,13 @@ struct Cli {
 
 #[derive(Subcommand)]
 enum Command {
+    /// Run one prompt through the agent loop.
+    Run(commands::run::RunArgs),
+    /// Inspect stored sessions.
+    Session {
+        #[command(subcommand)]
+        command: commands::session::SessionCommand,
+    },
     /// Run a single tool, as the agent loop would (for tool authors).
     Tool {
         #[command(subcommand)]
@@ -58,6 +67,8 @@ fn main() -> ExitCode {
     };
     let result = runtime.block_on(async {
         match cli.command {
+            Some(Command::Run(args)) => commands::run::run(args).await,
+            Some(Command::Session { command }) => commands::session::run(command),
             Some(Command::Tool { command }) => commands::tool::run(command).await,
             Some(Command::Plugin { command }) => commands::plugin::run(command).await,
             Some(Command::Permission { command }) => commands::permission::run(command),

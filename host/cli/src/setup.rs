@@ -6,7 +6,7 @@ use std::sync::Arc;
 
 use anyhow::{Context, Result};
 use ward_config::LoadedConfig;
-use ward_permission::{MemoryApprovals, PermissionEngine, PermissionEvent, Ruleset};
+use ward_permission::{ApprovalStore, PermissionEngine, PermissionEvent, Ruleset};
 use ward_plugin::discovery::{Discovered, Origin, discover};
 use ward_plugin::{HostOptions, PluginHost};
 
@@ -32,7 +32,13 @@ impl Workspace {
             discover(crate::builtins::BUILTINS, &search_path(&config));
         let options = HostOptions {
             project: config.project_root.clone(),
-            cache_dir: Some(data_dir.join("cache/components")),
+            // WARD_CACHE_DIR lets several data directories share one compiled cache
+            // (entries are keyed by content and sealed, so sharing is safe).
+            cache_dir: Some(
+                std::env::var_os("WARD_CACHE_DIR")
+                    .map(PathBuf::from)
+                    .unwrap_or_else(|| data_dir.join("cache/components")),
+            ),
             audit_log: Some(data_dir.join("audit.log")),
             grants: config
                 .config
@@ -78,16 +84,16 @@ pub fn rules(config: &LoadedConfig) -> Result<Vec<Ruleset>> {
     Ok(vec![ward_permission::defaults(), configured])
 }
 
-/// A permission engine whose asks are published on the returned channel.
-pub fn permission_engine() -> (
+/// A permission engine whose asks are published on the returned channel and whose
+/// "always" answers persist in `approvals` (scoped to project and agent).
+pub fn permission_engine(
+    approvals: Arc<dyn ApprovalStore>,
+) -> (
     PermissionEngine,
     tokio::sync::broadcast::Receiver<PermissionEvent>,
 ) {
     let (tx, rx) = tokio::sync::broadcast::channel(64);
-    (
-        PermissionEngine::new(Arc::new(MemoryApprovals::new()), tx),
-        rx,
-    )
+    (PermissionEngine::new(approvals, tx), rx)
 }
 
 fn search_path(config: &LoadedConfig) -> Vec<(Origin, PathBuf)> {

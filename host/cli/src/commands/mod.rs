@@ -2,4 +2,6 @@
 
 pub mod permission;
 pub mod plugin;
+pub mod run;
+pub mod session;
 pub mod tool;

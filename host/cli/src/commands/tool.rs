@@ -81,7 +81,7 @@ async fn call(
         Ok(_) => bail!("invalid arguments for `{name}`: expected a JSON object"),
         Err(e) => bail!("invalid arguments for `{name}`: not valid JSON: {e}"),
     };
-    let (engine, events) = permission_engine();
+    let (engine, events) = permission_engine(super::run::open_store()?);
     let answerer = spawn_answerer(engine.clone(), events, yes);
     let project = ws.config.project_root.clone();
     let scope = CallScope {

@@ -58,18 +58,17 @@ pub fn build(dir: &Path) -> Result<PathBuf> {
 /// its `component` line).
 fn with_sha256(text: &str, digest: &str) -> String {
     let line = format!("sha256 = \"{digest}\"");
+    let is_key = |l: &str, key: &str| l.split_once('=').is_some_and(|(k, _)| k.trim() == key);
+    let replace = text.lines().any(|l| is_key(l, "sha256"));
     let mut out: Vec<String> = Vec::new();
-    let mut done = false;
     for l in text.lines() {
-        if !done && l.trim_start().starts_with("sha256") && l.contains('=') {
+        if replace && is_key(l, "sha256") {
             out.push(line.clone());
-            done = true;
-        } else {
-            out.push(l.to_string());
-            if !done && l.trim_start().starts_with("component") && l.contains('=') {
-                out.push(line.clone());
-                done = true;
-            }
+            continue;
+        }
+        out.push(l.to_string());
+        if !replace && is_key(l, "component") {
+            out.push(line.clone());
         }
     }
     out.join("\n") + "\n"

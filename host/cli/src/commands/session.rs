@@ -1,0 +1,102 @@
+//! `ward session list` and `ward session show ID`: what is stored.
+
+use std::process::ExitCode;
+
+use anyhow::Result;
+use clap::Subcommand;
+use ward_store::{MessageInfo, PartKind, Store, ToolState};
+
+/// `ward session …`
+#[derive(Subcommand)]
+pub enum SessionCommand {
+    /// List sessions, newest first.
+    List,
+    /// Show a session's messages, parts, tokens and cost.
+    Show {
+        /// The session id.
+        id: String,
+    },
+}
+
+/// Runs the subcommand.
+pub fn run(command: SessionCommand) -> Result<ExitCode> {
+    let store = super::run::open_store()?;
+    match command {
+        SessionCommand::List => {
+            for s in store.list_sessions()? {
+                println!(
+                    "{}  {}  {}  tokens in {} out {}  ${:.4}",
+                    s.id,
+                    s.agent,
+                    if s.title.is_empty() {
+                        "(untitled)"
+                    } else {
+                        &s.title
+                    },
+                    s.tokens.input,
+                    s.tokens.output,
+                    s.cost
+                );
+            }
+        }
+        SessionCommand::Show { id } => {
+            let s = store.get_session(&id)?;
+            println!("session {} ({}) in {}", s.id, s.agent, s.directory);
+            println!(
+                "tokens: input {} output {} reasoning {} cache read {} write {}; cost ${:.4}",
+                s.tokens.input,
+                s.tokens.output,
+                s.tokens.reasoning,
+                s.tokens.cache.read,
+                s.tokens.cache.write,
+                s.cost
+            );
+            for m in store.messages(&id, None)? {
+                match &m.info {
+                    MessageInfo::User(u) => println!("\n[user {}]", u.id),
+                    MessageInfo::Assistant(a) => {
+                        let finish = a
+                            .finish
+                            .map(|f| format!("{f:?}").to_lowercase())
+                            .unwrap_or_else(|| "open".into());
+                        let error = a
+                            .error
+                            .as_ref()
+                            .map(|e| format!(" error: {}", e.message))
+                            .unwrap_or_default();
+                        println!("\n[assistant {} finish {finish}{error}]", a.id);
+                    }
+                }
+                for p in &m.parts {
+                    match &p.kind {
+                        PartKind::Text(t) => println!("  text: {}", t.text),
+                        PartKind::Reasoning { text } => println!("  reasoning: {text}"),
+                        PartKind::Tool(t) => match &t.state {
+                            ToolState::Completed { title, .. } => {
+                                println!("  tool {} completed: {title}", t.tool)
+                            }
+                            ToolState::Error { error, .. } => {
+                                println!("  tool {} error: {error}", t.tool)
+                            }
+                            ToolState::Pending { .. } => println!("  tool {} pending", t.tool),
+                            ToolState::Running { .. } => println!("  tool {} running", t.tool),
+                        },
+                        PartKind::StepFinish {
+                            reason,
+                            tokens,
+                            cost,
+                        } => println!(
+                            "  step finish {reason:?}: in {} out {} ${cost:.4}",
+                            tokens.input, tokens.output
+                        ),
+                        PartKind::Retry { attempt, error, .. } => {
+                            println!("  retry {attempt}: {}", error.message)
+                        }
+                        _ => {}
+                    }
+                }
+            }
+        }
+    }
+    Ok(ExitCode::SUCCESS)
+}

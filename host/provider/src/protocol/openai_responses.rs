@@ -1,0 +1,203 @@
+//! OpenAI Responses API: request body and stream parser.
+//!
+//! The history goes out as `input` items (messages, `function_call`,
+//! `function_call_output`). The stream is typed events; tool calls are
+//! `function_call` output items addressed by `output_index`, complete at
+//! `response.output_item.done`. Hosted tools (web search, local shell,
+//! apply_patch) are never offered by Ward, so their items are ignored. The
+//! response ends with `response.completed`, `response.incomplete`,
+//! `response.failed` or an `error` event; gateways may add events after the
+//! end (OpenCode Zen's `ping`), which the driver never reads.
+
+use serde_json::{Value, json};
+
+use super::{Parser, count, data_url, fail, finish, json, push};
+use crate::error::ProviderError;
+use crate::sse::SseEvent;
+use crate::tool_calls::ToolCalls;
+use crate::types::{AssistantPart, ChatRequest, Event, FinishReason, Message, Usage, UserPart};
+
+/// The request body. `store` is off: Ward keeps its own history and sends it
+/// whole, so nothing needs to live on OpenAI's side (override via options).
+/// Reasoning from earlier turns is not sent back, because without the
+/// encrypted item it cannot be.
+pub(super) fn body(request: &ChatRequest) -> Value {
+    let mut input = Vec::new();
+    let system: Vec<&str> = request
+        .system
+        .iter()
+        .map(|b| b.text.as_str())
+        .filter(|t| !t.is_empty())
+        .collect();
+    if !system.is_empty() {
+        input.push(json!({ "role": "system", "content": system.join("\n\n") }));
+    }
+    for message in &request.messages {
+        match message {
+            Message::User { content } => {
+                input.push(json!({ "role": "user", "content": content.iter().map(user_part).collect::<Vec<_>>() }));
+            }
+            Message::Assistant { content } => assistant_items(content, &mut input),
+            Message::Tool(result) => input.push(json!({
+                "type": "function_call_output",
+                "call_id": result.call_id,
+                "output": result.output,
+            })),
+        }
+    }
+    let mut body =
+        json!({ "model": request.model, "input": input, "stream": true, "store": false });
+    if !request.tools.is_empty() {
+        body["tools"] = request
+            .tools
+            .iter()
+            .map(|t| json!({ "type": "function", "name": t.name, "description": t.description, "parameters": t.parameters }))
+            .collect();
+    }
+    if let Some(t) = request.temperature {
+        body["temperature"] = json!(t);
+    }
+    if let Some(p) = request.top_p {
+        body["top_p"] = json!(p);
+    }
+    if let Some(max) = request.max_tokens {
+        body["max_output_tokens"] = json!(max);
+    }
+    body
+}
+
+fn user_part(part: &UserPart) -> Value {
+    match part {
+        UserPart::Text { text } => json!({ "type": "input_text", "text": text }),
+        UserPart::File { mime, url, .. } if mime.starts_with("image/") => {
+            json!({ "type": "input_image", "image_url": url })
+        }
+        UserPart::File { url, filename, .. } => match data_url(url) {
+            Some(_) => json!({ "type": "input_file", "file_data": url, "filename": filename }),
+            None => json!({ "type": "input_file", "file_url": url }),
+        },
+    }
+}
+
+/// An assistant turn becomes message items and `function_call` items in the
+/// order they were produced.
+fn assistant_items(parts: &[AssistantPart], input: &mut Vec<Value>) {
+    let mut text = String::new();
+    let flush = |text: &mut String, input: &mut Vec<Value>| {
+        if !text.is_empty() {
+            let content = json!([{ "type": "output_text", "text": std::mem::take(text) }]);
+            input.push(json!({ "role": "assistant", "content": content }));
+        }
+    };
+    for part in parts {
+        match part {
+            AssistantPart::Text { text: t } => text.push_str(t),
+            AssistantPart::Reasoning { .. } => {}
+            AssistantPart::ToolCall(call) => {
+                flush(&mut text, input);
+                input.push(json!({
+                    "type": "function_call",
+                    "call_id": call.id,
+                    "name": call.name,
+                    "arguments": call.arguments,
+                }));
+            }
+        }
+    }
+    flush(&mut text, input);
+}
+
+/// Stream state of one Responses API response.
+#[derive(Debug, Default)]
+pub(super) struct ResponsesParser {
+    calls: ToolCalls,
+}
+
+impl Parser for ResponsesParser {
+    fn event(&mut self, event: &SseEvent, out: &mut Vec<Event>) -> Result<(), ProviderError> {
+        if event.data.trim().is_empty() {
+            return Ok(());
+        }
+        let payload = json(&event.data)?;
+        let kind = payload
+            .get("type")
+            .and_then(Value::as_str)
+            .or(event.event.as_deref())
+            .unwrap_or("");
+        let text = |key: &str| payload.get(key).and_then(Value::as_str).unwrap_or("");
+        let key = payload
+            .get("output_index")
+            .and_then(Value::as_u64)
+            .unwrap_or(0);
+        match kind {
+            "response.output_text.delta" | "response.refusal.delta" => {
+                push(out, Event::TextDelta, text("delta"))
+            }
+            "response.reasoning_summary_text.delta" | "response.reasoning_text.delta" => {
+                push(out, Event::ReasoningDelta, text("delta"));
+            }
+            // Summary parts are separate paragraphs; keep them apart.
+            "response.reasoning_summary_part.added" if count(&payload, "/summary_index") > 0 => {
+                push(out, Event::ReasoningDelta, "\n\n");
+            }
+            "response.output_item.added" => {
+                let item = &payload["item"];
+                if item.get("type").and_then(Value::as_str) == Some("function_call") {
+                    let field = |k: &str| item.get(k).and_then(Value::as_str);
+                    self.calls.begin(key, field("call_id"), field("name"), out);
+                    self.calls
+                        .append(key, field("arguments").unwrap_or(""), out);
+                }
+            }
+            "response.function_call_arguments.delta" => self.calls.append(key, text("delta"), out),
+            "response.output_item.done"
+                if payload.pointer("/item/type").and_then(Value::as_str)
+                    == Some("function_call") =>
+            {
+                let arguments = payload.pointer("/item/arguments").and_then(Value::as_str);
+                self.calls.end(key, arguments.map(str::to_owned), out);
+            }
+            "response.completed" | "response.incomplete" => {
+                self.calls.end_all(out);
+                let response = &payload["response"];
+                let reason = match response
+                    .pointer("/incomplete_details/reason")
+                    .and_then(Value::as_str)
+                {
+                    None => FinishReason::Stop,
+                    Some("max_output_tokens") => FinishReason::Length,
+                    Some("content_filter") => FinishReason::ContentFilter,
+                    Some(_) => FinishReason::Unknown,
+                };
+                finish(out, usage_of(response), reason, self.calls.any_completed());
+            }
+            "response.failed" => fail(
+                out,
+                usage_of(&payload["response"]),
+                ProviderError::from_payload(&payload),
+            ),
+            "error" => fail(out, None, ProviderError::from_payload(&payload)),
+            _ => {}
+        }
+        Ok(())
+    }
+
+    fn end_of_stream(&mut self, out: &mut Vec<Event>) {
+        let message = "no response.completed before the connection closed".into();
+        fail(out, None, ProviderError::Incomplete { message });
+    }
+}
+
+/// `input_tokens` includes cached tokens; see [`Usage`].
+fn usage_of(response: &Value) -> Option<Usage> {
+    let u = response.get("usage").filter(|u| u.is_object())?;
+    let cache_read = count(u, "/input_tokens_details/cached_tokens");
+    let output = count(u, "/output_tokens");
+    Some(Usage {
+        input: count(u, "/input_tokens").saturating_sub(cache_read),
+        output,
+        reasoning: count(u, "/output_tokens_details/reasoning_tokens").min(output),
+        cache_read,
+        cache_write: 0,
+    })
+}

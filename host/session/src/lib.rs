@@ -1,0 +1,14 @@
+//! Ward's agent loop: one [`runner::Runner`] drives a session from a prompt to the
+//! model's final answer — history in, streamed reply out, tool calls through the plugin
+//! runtime, retries, the step limit — and records every part in the store as it goes.
+
+pub mod doom;
+pub mod history;
+pub mod reminders;
+pub mod repair;
+pub mod runner;
+pub mod step;
+pub mod tools;
+
+pub use runner::{LoopError, ModelSetup, Runner};
+pub use tools::{ToolBox, ToolSuccess};

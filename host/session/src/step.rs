@@ -1,0 +1,173 @@
+//! One model call: stream the reply into the assistant message's parts as it arrives
+//! (text and reasoning as deltas, tool calls as pending parts), and hand back what the
+//! step decided. Tool calls are *not* run here: the caller runs them only once the
+//! stream has finished cleanly, so a retried step can never run a call twice.
+
+use futures_util::StreamExt;
+use serde_json::Value;
+use ward_provider::{
+    ChatRequest, Client, Endpoint, Event, FinishReason, Protocol, ProviderError, Usage,
+};
+use ward_store::{Part, PartKind, Store, TextPart, ToolPart, ToolState};
+
+/// A tool call the model made, with its stored part.
+#[derive(Clone, Debug)]
+pub struct Call {
+    /// The model's call id.
+    pub id: String,
+    /// The tool name as the model wrote it.
+    pub name: String,
+    /// The JSON arguments text.
+    pub arguments: String,
+    /// The pending part that records it.
+    pub part: Part,
+}
+
+/// What a finished step produced.
+#[derive(Debug)]
+pub struct StepOutput {
+    /// Why the model stopped.
+    pub finish: FinishReason,
+    /// The tool calls it made, in order.
+    pub calls: Vec<Call>,
+    /// Token usage.
+    pub usage: Usage,
+    /// The parts written during the step (to remove if it is retried).
+    pub parts: Vec<String>,
+}
+
+/// Where a step writes.
+pub struct StepTarget<'a> {
+    /// The store.
+    pub store: &'a dyn Store,
+    /// The session.
+    pub session_id: &'a str,
+    /// The assistant message being filled.
+    pub message_id: &'a str,
+}
+
+/// Streams one reply. On error, the parts written so far are listed in the error's
+/// companion vector so the caller can remove them before retrying.
+pub async fn run(
+    client: &Client,
+    protocol: Protocol,
+    endpoint: &Endpoint,
+    request: &ChatRequest,
+    target: &StepTarget<'_>,
+) -> Result<StepOutput, (ProviderError, Vec<String>)> {
+    let mut written: Vec<String> = Vec::new();
+    let mut text: Option<(Part, String)> = None;
+    let mut reasoning: Option<(Part, String)> = None;
+    let mut calls = Vec::new();
+    let mut usage = Usage::default();
+    let mut stream = std::pin::pin!(ward_provider::stream(client, protocol, endpoint, request));
+    while let Some(event) = stream.next().await {
+        match event {
+            Event::TextDelta(d) => {
+                let (part, buf) = open(&mut text, target, &mut written, || {
+                    PartKind::Text(TextPart::default())
+                });
+                buf.push_str(&d);
+                let _ = target.store.update_part_delta(
+                    target.session_id,
+                    target.message_id,
+                    &part.id,
+                    "text",
+                    &d,
+                );
+            }
+            Event::ReasoningDelta(d) => {
+                let (part, buf) = open(&mut reasoning, target, &mut written, || {
+                    PartKind::Reasoning {
+                        text: String::new(),
+                    }
+                });
+                buf.push_str(&d);
+                let _ = target.store.update_part_delta(
+                    target.session_id,
+                    target.message_id,
+                    &part.id,
+                    "text",
+                    &d,
+                );
+            }
+            Event::ToolCallEnd {
+                id,
+                name,
+                arguments,
+                ..
+            } => {
+                let input: Value = serde_json::from_str(&arguments).unwrap_or(Value::Null);
+                let part = Part::new(
+                    target.session_id,
+                    target.message_id,
+                    PartKind::Tool(ToolPart {
+                        call_id: id.clone(),
+                        tool: name.clone(),
+                        state: ToolState::Pending { input },
+                    }),
+                );
+                let _ = target.store.put_part(&part);
+                written.push(part.id.clone());
+                calls.push(Call {
+                    id,
+                    name,
+                    arguments,
+                    part,
+                });
+            }
+            Event::Usage(u) => usage = u,
+            Event::Finish(finish) => {
+                close(&mut text, target, |t| {
+                    PartKind::Text(TextPart {
+                        text: t,
+                        ..TextPart::default()
+                    })
+                });
+                close(&mut reasoning, target, |t| PartKind::Reasoning { text: t });
+                return Ok(StepOutput {
+                    finish,
+                    calls,
+                    usage,
+                    parts: written,
+                });
+            }
+            Event::Error(e) => return Err((e, written)),
+            Event::ReasoningSignature(_)
+            | Event::ToolCallStart { .. }
+            | Event::ToolCallDelta { .. } => {}
+        }
+    }
+    Err((
+        ProviderError::Incomplete {
+            message: "the stream ended without a finish event".to_string(),
+        },
+        written,
+    ))
+}
+
+fn open<'b>(
+    slot: &'b mut Option<(Part, String)>,
+    target: &StepTarget<'_>,
+    written: &mut Vec<String>,
+    kind: impl FnOnce() -> PartKind,
+) -> (&'b Part, &'b mut String) {
+    let (part, buf) = slot.get_or_insert_with(|| {
+        let part = Part::new(target.session_id, target.message_id, kind());
+        let _ = target.store.put_part(&part);
+        written.push(part.id.clone());
+        (part, String::new())
+    });
+    (part, buf)
+}
+
+fn close(
+    slot: &mut Option<(Part, String)>,
+    target: &StepTarget<'_>,
+    kind: impl FnOnce(String) -> PartKind,
+) {
+    if let Some((mut part, buf)) = slot.take() {
+        part.kind = kind(buf);
+        let _ = target.store.put_part(&part);
+    }
+}

@@ -1,0 +1,164 @@
+//! The tools a session offers the model, and running one call the way the loop does:
+//! name repair (else the `invalid` answer), argument parsing, the doom-loop check, the
+//! permission rules (asking through the session's engine), then the sandboxed call.
+//! `ward tool call` uses the same path, so a tool behaves the same from the CLI.
+
+use std::sync::Arc;
+
+use serde_json::Value;
+use ward_permission::{AskRequest, Ruleset};
+use ward_plugin::{CallScope, Plugin, PluginHost, ToolInfo, tool_rules};
+use ward_provider::ToolSpec;
+
+use crate::doom::is_doom_loop;
+use crate::repair::{Resolved, resolve};
+
+/// A finished tool call.
+#[derive(Clone, Debug, PartialEq)]
+pub struct ToolSuccess {
+    /// Short title.
+    pub title: String,
+    /// What the model reads.
+    pub output: String,
+    /// Details for user interfaces.
+    pub metadata: Value,
+}
+
+/// The tools on offer in one session.
+pub struct ToolBox {
+    host: Arc<PluginHost>,
+    tools: Vec<(Arc<Plugin>, ToolInfo)>,
+}
+
+impl ToolBox {
+    /// Every tool of every working plugin, minus those the rules deny outright
+    /// (`"*" = "deny"` for the tool's permission): the model is not offered what it can
+    /// never use. Returns plugins that failed to load, with the reason.
+    pub async fn load(
+        host: Arc<PluginHost>,
+        rules: &[Ruleset],
+    ) -> (ToolBox, Vec<(String, String)>) {
+        let (mut tools, failed) = host.all_tools().await;
+        let names: Vec<&str> = tools.iter().map(|(_, t)| t.name.as_str()).collect();
+        let disabled = ward_permission::disabled_tools(&names, rules);
+        tools.retain(|(_, t)| !disabled.contains(&t.name));
+        (ToolBox { host, tools }, failed)
+    }
+
+    /// The tool names on offer.
+    pub fn names(&self) -> Vec<String> {
+        self.tools.iter().map(|(_, t)| t.name.clone()).collect()
+    }
+
+    /// What the model is told about the tools.
+    pub fn specs(&self) -> Vec<ToolSpec> {
+        self.tools
+            .iter()
+            .map(|(_, t)| ToolSpec {
+                name: t.name.clone(),
+                description: t.description.clone(),
+                parameters: serde_json::from_str(&t.parameters)
+                    .unwrap_or_else(|_| serde_json::json!({"type": "object"})),
+            })
+            .collect()
+    }
+
+    /// Runs one call. `previous` holds this turn's earlier calls (tool, input), for the
+    /// doom-loop check. Every failure is a message for the model.
+    pub async fn execute(
+        &self,
+        name: &str,
+        arguments: &str,
+        scope: CallScope,
+        previous: &[(String, Value)],
+    ) -> Result<ToolSuccess, String> {
+        let names = self.names();
+        let tool = match resolve(name, &names) {
+            Resolved::Exact(t) | Resolved::Repaired(t) => t.to_string(),
+            Resolved::Invalid(message) => return Err(message),
+        };
+        let args: Value = match serde_json::from_str(if arguments.trim().is_empty() {
+            "{}"
+        } else {
+            arguments
+        }) {
+            Ok(v @ Value::Object(_)) => v,
+            Ok(_) => {
+                return Err(format!(
+                    "invalid arguments for `{tool}`: expected a JSON object"
+                ));
+            }
+            Err(e) => {
+                return Err(format!(
+                    "invalid arguments for `{tool}`: not valid JSON ({e})"
+                ));
+            }
+        };
+        if is_doom_loop(previous, &(tool.clone(), args.clone())) {
+            check(&scope, "doom_loop", vec![tool.clone()], &args).await?;
+        }
+        for need in tool_rules::needs(&tool, &args, &scope.project) {
+            let pairs: Vec<(String, String)> = need
+                .patterns
+                .iter()
+                .map(|p| (need.permission.clone(), p.clone()))
+                .collect();
+            let request = AskRequest {
+                session_id: scope.session_id.clone(),
+                project: scope.project.to_string_lossy().into_owned(),
+                agent: scope.agent.clone(),
+                permission: need.permission,
+                patterns: need.patterns,
+                always: need.always,
+                metadata: args.clone(),
+                call_id: Some(scope.call_id.clone()).filter(|c| !c.is_empty()),
+            };
+            scope
+                .permissions
+                .check(request, &scope.rules)
+                .await
+                .map_err(|e| e.to_string())?;
+            if let Ok(mut approved) = scope.approved.lock() {
+                approved.extend(pairs);
+            }
+        }
+        let (plugin, _) = self
+            .tools
+            .iter()
+            .find(|(_, t)| t.name == tool)
+            .ok_or_else(|| format!("unknown tool `{tool}`"))?;
+        let out = self
+            .host
+            .call(plugin, &tool, &args.to_string(), scope)
+            .await
+            .map_err(|e| e.to_string())?;
+        Ok(ToolSuccess {
+            title: out.title,
+            output: out.output,
+            metadata: serde_json::from_str(&out.metadata).unwrap_or(Value::Null),
+        })
+    }
+}
+
+async fn check(
+    scope: &CallScope,
+    permission: &str,
+    patterns: Vec<String>,
+    args: &Value,
+) -> Result<(), String> {
+    let request = AskRequest {
+        session_id: scope.session_id.clone(),
+        project: scope.project.to_string_lossy().into_owned(),
+        agent: scope.agent.clone(),
+        permission: permission.to_string(),
+        always: patterns.clone(),
+        patterns,
+        metadata: args.clone(),
+        call_id: Some(scope.call_id.clone()).filter(|c| !c.is_empty()),
+    };
+    scope
+        .permissions
+        .check(request, &scope.rules)
+        .await
+        .map_err(|e| e.to_string())
+}

@@ -1,0 +1,233 @@
+//! The event bus: what changed, for user interfaces and the server's event stream.
+//!
+//! Owns [`Event`] and [`Bus`]. Events serialise as `{"type": "message.part.updated",
+//! "properties": {...}}`, the shape OpenCode's clients read. The bus is a tokio
+//! broadcast channel: publishing never blocks the writer, and a subscriber that falls
+//! more than the channel's capacity behind is told how many events it missed
+//! ([`tokio::sync::broadcast::error::RecvError::Lagged`]) and can reload from the store.
+
+use serde::{Deserialize, Serialize};
+use tokio::sync::broadcast;
+
+use crate::model::message::MessageInfo;
+use crate::model::part::Part;
+use crate::model::session::Session;
+use crate::model::todo::Todo;
+
+/// Events kept for slow subscribers by default before they lag.
+pub const DEFAULT_CAPACITY: usize = 4096;
+
+/// Whether a session's loop is running.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "type", rename_all = "lowercase")]
+pub enum SessionStatus {
+    /// No loop is running.
+    Idle,
+    /// The loop is running.
+    Busy,
+    /// A model call failed and will be retried.
+    Retry {
+        /// The attempt about to be made, from 2.
+        attempt: u32,
+        /// Why the previous attempt failed.
+        message: String,
+        /// When the next attempt starts, in Unix milliseconds.
+        next: i64,
+    },
+}
+
+/// Something that changed in the store or in a session's loop.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "type", content = "properties")]
+pub enum Event {
+    /// A session was created.
+    #[serde(rename = "session.created")]
+    SessionCreated {
+        /// The new session.
+        info: Session,
+    },
+    /// A session's record changed.
+    #[serde(rename = "session.updated")]
+    SessionUpdated {
+        /// The session as stored now.
+        info: Session,
+    },
+    /// A session was deleted, with its messages.
+    #[serde(rename = "session.deleted")]
+    SessionDeleted {
+        /// The session as it was.
+        info: Session,
+    },
+    /// A session's loop started, stopped or is waiting to retry.
+    #[serde(rename = "session.status")]
+    SessionStatus {
+        /// The session.
+        session_id: String,
+        /// Its status now.
+        status: SessionStatus,
+    },
+    /// A session's history was compacted.
+    #[serde(rename = "session.compacted")]
+    SessionCompacted {
+        /// The session.
+        session_id: String,
+    },
+    /// A message was created or its record changed.
+    #[serde(rename = "message.updated")]
+    MessageUpdated {
+        /// The record as stored now.
+        info: MessageInfo,
+    },
+    /// A message was removed, with its parts.
+    #[serde(rename = "message.removed")]
+    MessageRemoved {
+        /// The session it was in.
+        session_id: String,
+        /// The message.
+        message_id: String,
+    },
+    /// A part was created or replaced.
+    #[serde(rename = "message.part.updated")]
+    PartUpdated {
+        /// The part as stored now.
+        part: Part,
+    },
+    /// Text was appended to a streaming part (published before it is stored).
+    #[serde(rename = "message.part.delta")]
+    PartDelta {
+        /// The session.
+        session_id: String,
+        /// The message.
+        message_id: String,
+        /// The part.
+        part_id: String,
+        /// The field appended to, e.g. `text`.
+        field: String,
+        /// The appended text.
+        delta: String,
+    },
+    /// A part was removed.
+    #[serde(rename = "message.part.removed")]
+    PartRemoved {
+        /// The session.
+        session_id: String,
+        /// The message.
+        message_id: String,
+        /// The part.
+        part_id: String,
+    },
+    /// A session's task list was replaced.
+    #[serde(rename = "todo.updated")]
+    TodoUpdated {
+        /// The session.
+        session_id: String,
+        /// The whole list.
+        todos: Vec<Todo>,
+    },
+}
+
+impl Event {
+    /// The event's `type` as serialised, e.g. `message.part.updated`.
+    pub fn name(&self) -> &'static str {
+        match self {
+            Event::SessionCreated { .. } => "session.created",
+            Event::SessionUpdated { .. } => "session.updated",
+            Event::SessionDeleted { .. } => "session.deleted",
+            Event::SessionStatus { .. } => "session.status",
+            Event::SessionCompacted { .. } => "session.compacted",
+            Event::MessageUpdated { .. } => "message.updated",
+            Event::MessageRemoved { .. } => "message.removed",
+            Event::PartUpdated { .. } => "message.part.updated",
+            Event::PartDelta { .. } => "message.part.delta",
+            Event::PartRemoved { .. } => "message.part.removed",
+            Event::TodoUpdated { .. } => "todo.updated",
+        }
+    }
+}
+
+/// A broadcast channel of [`Event`]s; cheap to clone, every clone publishes to the same
+/// subscribers.
+#[derive(Clone, Debug)]
+pub struct Bus {
+    sender: broadcast::Sender<Event>,
+}
+
+impl Bus {
+    /// A bus keeping up to `capacity` events for each slow subscriber (at least 1).
+    pub fn new(capacity: usize) -> Self {
+        let (sender, _) = broadcast::channel(capacity.max(1));
+        Bus { sender }
+    }
+
+    /// Publishes `event` to every current subscriber.
+    pub fn publish(&self, event: Event) {
+        // An error only means nobody is subscribed, which is normal (e.g. `ward run`
+        // without JSON output): the store is the record, events are notifications.
+        let _ = self.sender.send(event);
+    }
+
+    /// A receiver of every event published from now on.
+    pub fn subscribe(&self) -> broadcast::Receiver<Event> {
+        self.sender.subscribe()
+    }
+}
+
+impl Default for Bus {
+    fn default() -> Self {
+        Bus::new(DEFAULT_CAPACITY)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn events_serialise_like_opencode() {
+        let event = Event::PartDelta {
+            session_id: "ses_1".into(),
+            message_id: "msg_1".into(),
+            part_id: "prt_1".into(),
+            field: "text".into(),
+            delta: "Hel".into(),
+        };
+        let json = serde_json::to_value(&event).expect("serialises");
+        assert_eq!(json["type"], "message.part.delta");
+        assert_eq!(json["properties"]["part_id"], "prt_1");
+        assert_eq!(json["properties"]["delta"], "Hel");
+        assert_eq!(event.name(), "message.part.delta");
+        let back: Event = serde_json::from_value(json).expect("deserialises");
+        assert_eq!(back, event);
+
+        let status = Event::SessionStatus {
+            session_id: "ses_1".into(),
+            status: SessionStatus::Retry {
+                attempt: 2,
+                message: "overloaded".into(),
+                next: 5,
+            },
+        };
+        let json = serde_json::to_value(&status).expect("serialises");
+        assert_eq!(json["type"], "session.status");
+        assert_eq!(json["properties"]["status"]["type"], "retry");
+    }
+
+    #[test]
+    fn subscribers_receive_published_events() {
+        let bus = Bus::new(8);
+        bus.publish(Event::SessionCompacted {
+            session_id: "lost".into(),
+        });
+        let mut receiver = bus.subscribe();
+        bus.publish(Event::SessionCompacted {
+            session_id: "ses_1".into(),
+        });
+        let event = receiver.try_recv().expect("one event");
+        assert_eq!(
+            event,
+            Event::SessionCompacted {
+                session_id: "ses_1".into()
+            }
+        );
+    }
+}

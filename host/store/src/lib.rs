@@ -1,0 +1,38 @@
+//! Ward's storage: sessions, messages, parts, todos, compaction points and approvals.
+//!
+//! - [`id`]: type-prefixed ids (`ses_…`, `msg_…`, `prt_…`) whose string order is
+//!   creation order.
+//! - [`model`]: the serde types stored and carried by events.
+//! - [`store`]: the [`Store`] trait every backend implements.
+//! - [`sqlite`]: the embedded backend, [`SqliteStore`] — one WAL-mode file, streamed
+//!   deltas written in batches, crash recovery on open.
+//! - [`bus`]: the [`Event`]s published on every change.
+//! - [`error`]: what can go wrong, as [`StoreError`].
+
+#![warn(missing_docs)]
+
+pub mod bus;
+mod clock;
+pub mod error;
+pub mod id;
+pub mod model;
+pub mod sqlite;
+pub mod store;
+
+pub use bus::{Bus, Event, SessionStatus};
+pub use clock::now_ms;
+pub use error::{Result, StoreError};
+pub use id::{IdKind, new_id};
+pub use model::compaction::CompactionPoint;
+pub use model::message::{
+    ABORTED_ERROR, AssistantMessage, AssistantTime, FinishReason, Message, MessageError,
+    MessageInfo, UserMessage, UserTime,
+};
+pub use model::part::{
+    CompletedTime, ErrorTime, FilePart, INTERRUPTED, Part, PartKind, RetryTime, RunningTime,
+    TextPart, ToolPart, ToolState,
+};
+pub use model::session::{CacheTokens, ModelRef, Session, SessionTime, Tokens};
+pub use model::todo::{Todo, TodoPriority, TodoStatus};
+pub use sqlite::{DeltaOptions, DeltaStats, SqliteOptions, SqliteStore};
+pub use store::{Recovery, Store};

@@ -1,0 +1,186 @@
+//! `kill -9` of `ward run` mid-stream and mid-tool: the database stays intact, every
+//! finished part survives, the interrupted tool says so, and the session continues.
+
+use std::process::Stdio;
+use std::time::{Duration, Instant};
+
+use serde_json::json;
+use ward_store::{MessageInfo, PartKind, SqliteStore, Store, ToolState};
+use ward_tests::Project;
+use ward_tests::llm::{Fault, ScriptedLlm, Turn};
+
+fn configure(p: &Project, llm: &ScriptedLlm) {
+    p.write(
+        "ward.toml",
+        &format!(
+            "model = \"s/m\"\n[provider.s]\nkind = \"openai-compatible\"\nbase_url = \"{}/v1\"\n",
+            llm.base_url
+        ),
+    );
+}
+
+fn integrity_ok(p: &Project) {
+    let db = rusqlite::Connection::open(p.data.join("ward.db")).unwrap();
+    let verdict: String = db
+        .query_row("PRAGMA integrity_check", [], |r| r.get(0))
+        .unwrap();
+    assert_eq!(verdict, "ok");
+}
+
+async fn wait_until(what: &str, mut done: impl FnMut() -> bool) {
+    let start = Instant::now();
+    while !done() {
+        assert!(
+            start.elapsed() < Duration::from_secs(30),
+            "timed out waiting for {what}"
+        );
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+}
+
+/// Whether a tool part is running, read with plain SQL: opening a `SqliteStore` would
+/// run crash recovery and interrupt the live call.
+fn running_tool(p: &Project) -> bool {
+    let Ok(db) = rusqlite::Connection::open(p.data.join("ward.db")) else {
+        return false;
+    };
+    db.query_row(
+        "SELECT count(*) FROM part WHERE data LIKE '%\"status\":\"running\"%'",
+        [],
+        |r| r.get::<_, i64>(0),
+    )
+    .map(|n| n > 0)
+    .unwrap_or(false)
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn kill_during_a_tool_then_continue() {
+    let p = Project::new("crash-tool");
+    let llm = ScriptedLlm::start(vec![
+        Turn::text("first answer"),
+        Turn::tool(
+            "c1",
+            "bash",
+            json!({"command": "sleep 30", "description": "wait"}),
+        ),
+    ])
+    .await;
+    configure(&p, &llm);
+    let first = {
+        let q = Project::clone_handle(&p);
+        tokio::task::spawn_blocking(move || q.run(&["run", "hello"], ""))
+            .await
+            .unwrap()
+    };
+    first.expect_ok();
+    let store = SqliteStore::open(p.data.join("ward.db")).unwrap();
+    let session = store.list_sessions().unwrap()[0].id.clone();
+    drop(store);
+
+    let mut child = p.ward();
+    child
+        .args(["run", "--yes", "--session", &session, "wait please"])
+        .stdout(Stdio::null())
+        .stderr(Stdio::null());
+    let mut child = child.spawn().unwrap();
+    wait_until("the tool to run", || running_tool(&p)).await;
+    child.kill().unwrap(); // SIGKILL
+    child.wait().unwrap();
+
+    integrity_ok(&p);
+    let store = SqliteStore::open(p.data.join("ward.db")).unwrap();
+    let recovery = store.recover().unwrap();
+    let messages = store.messages(&session, None).unwrap();
+    let texts: Vec<String> = messages
+        .iter()
+        .flat_map(|m| m.parts.iter())
+        .filter_map(|part| match &part.kind {
+            PartKind::Text(t) => Some(t.text.clone()),
+            _ => None,
+        })
+        .collect();
+    assert!(
+        texts.contains(&"first answer".to_string()),
+        "finished parts survive: {texts:?}"
+    );
+    let tool = messages
+        .iter()
+        .flat_map(|m| m.parts.iter())
+        .find_map(|part| match &part.kind {
+            PartKind::Tool(t) => Some(t.state.clone()),
+            _ => None,
+        });
+    match tool {
+        Some(ToolState::Error { error, .. }) => assert!(error.contains("interrupted"), "{error}"),
+        other => panic!("expected an interrupted tool, got {other:?} (recovery {recovery:?})"),
+    }
+    let open = messages
+        .iter()
+        .filter(|m| matches!(&m.info, MessageInfo::Assistant(a) if a.time.completed.is_none()))
+        .count();
+    assert_eq!(open, 0, "no assistant message is left open");
+    drop(store);
+
+    // The session goes on, and the model sees the interrupted call's error.
+    llm.push([Turn::text("recovered")]);
+    let q = Project::clone_handle(&p);
+    let s = session.clone();
+    let out = tokio::task::spawn_blocking(move || q.run(&["run", "--session", &s, "go on"], ""))
+        .await
+        .unwrap();
+    assert!(out.expect_ok().contains("recovered"));
+    let last = llm.requests().last().unwrap().body.to_string();
+    assert!(last.contains("interrupted"), "{last}");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn kill_during_streaming_then_continue() {
+    let p = Project::new("crash-stream");
+    let llm = ScriptedLlm::start(vec![Turn::text("kept"), Turn::Fault(Fault::Hang)]).await;
+    configure(&p, &llm);
+    let q = Project::clone_handle(&p);
+    tokio::task::spawn_blocking(move || q.run(&["run", "one"], ""))
+        .await
+        .unwrap()
+        .expect_ok();
+    let store = SqliteStore::open(p.data.join("ward.db")).unwrap();
+    let session = store.list_sessions().unwrap()[0].id.clone();
+    drop(store);
+
+    let mut child = p.ward();
+    child
+        .args(["run", "--session", &session, "two"])
+        .stdout(Stdio::null())
+        .stderr(Stdio::null());
+    let mut child = child.spawn().unwrap();
+    wait_until("the second request", || llm.requests().len() >= 2).await;
+    tokio::time::sleep(Duration::from_millis(200)).await;
+    child.kill().unwrap();
+    child.wait().unwrap();
+    integrity_ok(&p);
+
+    llm.push([Turn::text("back")]);
+    let q = Project::clone_handle(&p);
+    let s = session.clone();
+    let out = tokio::task::spawn_blocking(move || q.run(&["run", "--session", &s, "three"], ""))
+        .await
+        .unwrap();
+    assert!(out.expect_ok().contains("back"));
+    let store = SqliteStore::open(p.data.join("ward.db")).unwrap();
+    let messages = store.messages(&session, None).unwrap();
+    let aborted = messages
+        .iter()
+        .filter(|m| matches!(&m.info, MessageInfo::Assistant(a) if a.error.is_some()))
+        .count();
+    assert_eq!(aborted, 1, "the killed step is closed as aborted");
+    let texts: String = messages
+        .iter()
+        .flat_map(|m| m.parts.iter())
+        .filter_map(|part| match &part.kind {
+            PartKind::Text(t) => Some(t.text.clone()),
+            _ => None,
+        })
+        .collect::<Vec<_>>()
+        .join("|");
+    assert!(texts.contains("kept") && texts.contains("back"), "{texts}");
+}

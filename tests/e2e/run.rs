@@ -1,0 +1,281 @@
+//! `ward run` end to end against the scripted LLM server, once per wire format: the
+//! model reads a file, edits it and runs a command; the test checks the files, what was
+//! stored in SQLite, and the requests Ward sent.
+
+use serde_json::json;
+use ward_store::{MessageInfo, PartKind, SqliteStore, Store, ToolState};
+use ward_tests::Project;
+use ward_tests::llm::{Fault, ScriptedLlm, Turn, Wire};
+
+fn configure(p: &Project, llm: &ScriptedLlm, kind: &str) {
+    p.write(
+        "ward.toml",
+        &format!("model = \"scripted/test-model\"\n[provider.scripted]\nkind = \"{kind}\"\nbase_url = \"{}/v1\"\napi_key = \"test-key\"\n[provider.scripted.models.test-model]\noutput = 1024\n", llm.base_url),
+    );
+}
+
+async fn ward_run(p: &Project, args: &[&str]) -> ward_tests::Run {
+    let mut full = vec!["run"];
+    full.extend_from_slice(args);
+    let owned: Vec<String> = full.iter().map(|s| s.to_string()).collect();
+    let project = Project::clone_handle(p);
+    tokio::task::spawn_blocking(move || {
+        let refs: Vec<&str> = owned.iter().map(String::as_str).collect();
+        project.run(&refs, "")
+    })
+    .await
+    .unwrap()
+}
+
+async fn read_edit_bash(wire: Wire, kind: &str) {
+    let p = Project::new(&format!("run-{kind}"));
+    p.write("a.txt", "hello world\n");
+    let llm = ScriptedLlm::start(vec![
+        Turn::tool("call_1", "read", json!({"filePath": "a.txt"})),
+        Turn::tool(
+            "call_2",
+            "edit",
+            json!({"filePath": "a.txt", "oldString": "world", "newString": "ward"}),
+        ),
+        Turn::tool(
+            "call_3",
+            "bash",
+            json!({"command": "echo done > done.txt", "description": "mark done"}),
+        ),
+        Turn::text("All done."),
+    ])
+    .await;
+    configure(&p, &llm, kind);
+    let run = ward_run(&p, &["--yes", "fix a.txt"]).await;
+    let out = run.expect_ok();
+    assert!(out.contains("All done."), "{out}");
+
+    // The files.
+    assert_eq!(p.read("a.txt"), "hello ward\n");
+    assert_eq!(p.read("done.txt"), "done\n");
+
+    // The requests.
+    let requests = llm.requests();
+    assert_eq!(requests.len(), 4, "one request per step");
+    assert!(requests.iter().all(|r| r.wire == Some(wire)));
+    let second = requests[1].body.to_string();
+    assert!(
+        second.contains("1: hello world"),
+        "the read result went back to the model: {second}"
+    );
+    assert!(requests[0].body.to_string().contains("fix a.txt"));
+    let tools = requests[0].body["tools"]
+        .as_array()
+        .map(|t| t.len())
+        .unwrap_or(0);
+    assert!(tools >= 10, "the standard tools are offered: {tools}");
+
+    // What was stored.
+    let store = SqliteStore::open(p.data.join("ward.db")).unwrap();
+    let sessions = store.list_sessions().unwrap();
+    assert_eq!(sessions.len(), 1);
+    let messages = store.messages(&sessions[0].id, None).unwrap();
+    let tools: Vec<(String, bool)> = messages
+        .iter()
+        .flat_map(|m| m.parts.iter())
+        .filter_map(|part| match &part.kind {
+            PartKind::Tool(t) => Some((
+                t.tool.clone(),
+                matches!(t.state, ToolState::Completed { .. }),
+            )),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(
+        tools,
+        [
+            ("read".to_string(), true),
+            ("edit".to_string(), true),
+            ("bash".to_string(), true)
+        ]
+    );
+    let assistants: Vec<_> = messages
+        .iter()
+        .filter(|m| matches!(m.info, MessageInfo::Assistant(_)))
+        .collect();
+    assert_eq!(assistants.len(), 4);
+    let last = assistants.last().unwrap();
+    let text: String = last
+        .parts
+        .iter()
+        .filter_map(|p| match &p.kind {
+            PartKind::Text(t) => Some(t.text.clone()),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(text, "All done.");
+    assert!(
+        sessions[0].tokens.input >= 400,
+        "usage was added up: {:?}",
+        sessions[0].tokens
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn chat_completions_read_edit_bash() {
+    read_edit_bash(Wire::ChatCompletions, "openai-compatible").await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn responses_read_edit_bash() {
+    read_edit_bash(Wire::Responses, "openai-responses").await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn anthropic_read_edit_bash() {
+    read_edit_bash(Wire::Anthropic, "anthropic").await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_stream_cut_mid_tool_call_is_retried_and_the_tool_runs_once() {
+    let p = Project::new("run-cut");
+    let cmd = json!({"command": "echo x >> count.txt", "description": "count"});
+    let llm = ScriptedLlm::start(vec![
+        Turn::Fault(Fault::CutMidToolCall(vec![
+            ward_tests::llm::Item::ToolCall {
+                id: "c1".into(),
+                name: "bash".into(),
+                args: cmd.clone(),
+            },
+        ])),
+        Turn::Fault(Fault::Status {
+            code: 500,
+            body: "{\"error\":{\"message\":\"boom\"}}".into(),
+        }),
+        Turn::tool("c1", "bash", cmd),
+        Turn::text("counted"),
+    ])
+    .await;
+    configure(&p, &llm, "openai-compatible");
+    // Retry delays are 2 s then 4 s by default; the test accepts that cost once.
+    let out = ward_run(&p, &["--yes", "count"]).await.expect_ok();
+    assert!(out.contains("counted"), "{out}");
+    assert_eq!(p.read("count.txt"), "x\n", "the tool ran exactly once");
+    assert_eq!(llm.requests().len(), 4);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_bad_request_is_not_retried() {
+    let p = Project::new("run-400");
+    let llm = ScriptedLlm::start(vec![Turn::Fault(Fault::Status {
+        code: 400,
+        body: "{\"error\":{\"message\":\"bad field\"}}".into(),
+    })])
+    .await;
+    configure(&p, &llm, "openai-compatible");
+    let err = ward_run(&p, &["hi"]).await.expect_err();
+    assert!(err.contains("bad field"), "{err}");
+    assert_eq!(llm.requests().len(), 1);
+}
+
+fn configure_with(p: &Project, llm: &ScriptedLlm, extra: &str) {
+    configure(p, llm, "openai-compatible");
+    let mut text = p.read("ward.toml");
+    text.push_str(extra);
+    p.write("ward.toml", &text);
+}
+
+async fn ward_run_stdin(p: &Project, args: &[&str], stdin: &str) -> ward_tests::Run {
+    let mut full = vec!["run".to_string()];
+    full.extend(args.iter().map(|s| s.to_string()));
+    let (project, stdin) = (Project::clone_handle(p), stdin.to_string());
+    tokio::task::spawn_blocking(move || {
+        let refs: Vec<&str> = full.iter().map(String::as_str).collect();
+        project.run(&refs, &stdin)
+    })
+    .await
+    .unwrap()
+}
+
+fn echo(file: &str) -> Turn {
+    Turn::tool(
+        "call_e",
+        "bash",
+        json!({"command": format!("echo hi > {file}"), "description": "write"}),
+    )
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn permission_once_and_always_through_the_cli() {
+    let p = Project::new("run-perm-always");
+    let llm = ScriptedLlm::start(vec![echo("one.txt"), Turn::text("ok")]).await;
+    configure_with(&p, &llm, "[permission]\nbash = \"ask\"\n");
+    ward_run_stdin(&p, &["write one"], "y\n").await.expect_ok();
+    assert_eq!(p.read("one.txt"), "hi\n");
+
+    // "always" is remembered for this project and agent...
+    llm.push([echo("two.txt"), Turn::text("ok")]);
+    ward_run_stdin(&p, &["write two"], "a\n").await.expect_ok();
+    assert_eq!(p.read("two.txt"), "hi\n");
+    llm.push([echo("three.txt"), Turn::text("ok")]);
+    let run = ward_run_stdin(&p, &["write three"], "").await;
+    run.expect_ok();
+    assert_eq!(
+        p.read("three.txt"),
+        "hi\n",
+        "no question the second time: {}",
+        run.stderr()
+    );
+    assert!(!run.stderr().contains("Allow bash"), "{}", run.stderr());
+
+    // ...but not for another agent.
+    llm.push([echo("four.txt"), Turn::text("ok")]);
+    let run = ward_run_stdin(&p, &["--agent", "reviewer", "write four"], "").await;
+    assert!(run.stderr().contains("Allow bash"), "{}", run.stderr());
+    assert!(!p.path("four.txt").exists());
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_rejection_with_feedback_reaches_the_model() {
+    let p = Project::new("run-perm-reject");
+    let llm = ScriptedLlm::start(vec![echo("no.txt"), Turn::text("understood")]).await;
+    configure_with(&p, &llm, "[permission]\nbash = \"ask\"\n");
+    let out = ward_run_stdin(&p, &["write"], "n use printf instead\n")
+        .await
+        .expect_ok();
+    assert!(out.contains("understood"), "{out}");
+    assert!(!p.path("no.txt").exists());
+    let second = llm.requests()[1].body.to_string();
+    assert!(
+        second.contains("use printf instead"),
+        "the model saw the feedback: {second}"
+    );
+
+    // Without feedback, the loop stops after the rejected call.
+    llm.push([echo("no2.txt"), Turn::text("never sent")]);
+    ward_run_stdin(&p, &["write again"], "n\n")
+        .await
+        .expect_ok();
+    assert_eq!(
+        llm.remaining(),
+        1,
+        "no further model call after a plain rejection"
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_deny_rule_blocks_the_tool_and_the_model_sees_why() {
+    let p = Project::new("run-perm-deny");
+    p.write("keep.txt", "precious");
+    let llm = ScriptedLlm::start(vec![
+        Turn::tool(
+            "c",
+            "bash",
+            json!({"command": "rm keep.txt", "description": "delete"}),
+        ),
+        Turn::text("could not delete"),
+    ])
+    .await;
+    configure_with(&p, &llm, "[permission]\nbash = { \"rm *\" = \"deny\" }\n");
+    ward_run_stdin(&p, &["--yes", "delete it"], "")
+        .await
+        .expect_ok();
+    assert_eq!(p.read("keep.txt"), "precious", "the tool never ran");
+    let second = llm.requests()[1].body.to_string();
+    assert!(second.contains("rm * = deny"), "{second}");
+}
