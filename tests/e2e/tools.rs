@@ -278,7 +278,7 @@ fn bad_arguments_name_the_field() {
         .run(&["tool", "call", "nosuchtool", "{}"], "")
         .expect_err();
     assert!(
-        err.contains("unknown tool `nosuchtool`") && err.contains("read"),
+        err.contains("unavailable tool 'nosuchtool'") && err.contains("read"),
         "{err}"
     );
 }

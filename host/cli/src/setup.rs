@@ -17,7 +17,7 @@ pub struct Workspace {
     /// Problems found while discovering plugins.
     pub discovery_errors: Vec<String>,
     /// The plugin host.
-    pub host: PluginHost,
+    pub host: Arc<PluginHost>,
     /// Permission layers: defaults, then config.
     pub rules: Arc<Vec<Ruleset>>,
 }
@@ -60,7 +60,7 @@ impl Workspace {
                 .map(|(name, _)| name.clone())
                 .collect(),
         };
-        let host = PluginHost::new(plugins, options)?;
+        let host = Arc::new(PluginHost::new(plugins, options)?);
         Ok(Workspace {
             config,
             discovery_errors: errors,

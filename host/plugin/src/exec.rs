@@ -14,7 +14,7 @@ use std::time::Duration;
 
 use tokio::io::{AsyncRead, AsyncReadExt, AsyncWriteExt};
 use tokio::process::Command;
-use ward_permission::{AskRequest, bash, path as rule_path};
+use ward_permission::{bash, path as rule_path};
 
 use crate::bindings::host::{ExecOutput, ExecRequest};
 use crate::state::CallEnv;
@@ -73,19 +73,13 @@ async fn check(
     always: Vec<String>,
 ) -> Result<(), String> {
     let target = patterns.join(" && ");
-    let request = AskRequest {
-        session_id: env.scope.session_id.clone(),
-        project: env.scope.project.to_string_lossy().into_owned(),
-        agent: env.scope.agent.clone(),
-        permission: permission.to_string(),
-        patterns,
-        always,
-        metadata: serde_json::json!({ "plugin": env.plugin }),
-        call_id: Some(env.scope.call_id.clone()).filter(|c| !c.is_empty()),
-    };
     env.scope
-        .permissions
-        .check(request, &env.scope.rules)
+        .check(
+            permission,
+            patterns,
+            always,
+            serde_json::json!({ "plugin": env.plugin }),
+        )
         .await
         .map_err(|e| {
             let reason = e.to_string();

@@ -2,8 +2,6 @@
 //! effective capabilities first and the session's permission rules second; every
 //! refusal is audited and returned to the plugin as an error string, never a trap.
 
-use ward_permission::AskRequest;
-
 use crate::bindings::host::{self, ExecOutput, ExecRequest, HttpRequest, HttpResponse, LogLevel};
 use crate::bindings::ward::plugin::types;
 use crate::state::StoreState;
@@ -35,32 +33,22 @@ impl host::Host for StoreState {
         metadata: String,
     ) -> Result<(), String> {
         let env = self.env.clone();
-        let request = AskRequest {
-            session_id: env.scope.session_id.clone(),
-            project: env.scope.project.to_string_lossy().into_owned(),
-            agent: env.scope.agent.clone(),
-            permission: permission.clone(),
-            always: patterns.clone(),
-            patterns: patterns.clone(),
-            metadata: serde_json::from_str(&metadata).unwrap_or(serde_json::Value::Null),
-            call_id: Some(env.scope.call_id.clone()).filter(|c| !c.is_empty()),
-        };
         let outcome = env
             .scope
-            .permissions
-            .check(request, &env.scope.rules)
+            .check(
+                &permission,
+                patterns.clone(),
+                patterns.clone(),
+                serde_json::from_str(&metadata).unwrap_or(serde_json::Value::Null),
+            )
             .await
             .map_err(|e| e.to_string());
         let target = patterns.join(" ");
         match &outcome {
-            Ok(()) => {
-                // The plugin asked this itself (e.g. `edit` with the diff): its own file
-                // accesses for the same need are not asked about again in this call.
-                if let Ok(mut approved) = env.scope.approved.lock() {
-                    approved.extend(patterns.iter().map(|p| (permission.clone(), p.clone())));
-                }
-                env.audit.allow(&env.plugin, &permission, &target, "ask")
-            }
+            // `check` remembers the approval, so the plugin's own file accesses for the
+            // same need (e.g. the write after an `edit` ask with the diff) are not asked
+            // about again in this call.
+            Ok(()) => env.audit.allow(&env.plugin, &permission, &target, "ask"),
             Err(e) => env.audit.deny(&env.plugin, &permission, &target, e),
         }
         outcome

@@ -13,7 +13,6 @@ use std::time::Duration;
 
 use reqwest::redirect::Policy;
 use url::Url;
-use ward_permission::AskRequest;
 
 use crate::bindings::host::{HttpRequest, HttpResponse};
 use crate::state::CallEnv;
@@ -143,17 +142,16 @@ async fn check_hop(env: &CallEnv, url: &Url) -> Result<(String, Vec<SocketAddr>)
             env.plugin
         ));
     }
-    let request = AskRequest {
-        session_id: env.scope.session_id.clone(),
-        project: env.scope.project.to_string_lossy().into_owned(),
-        agent: env.scope.agent.clone(),
-        permission: "webfetch".to_string(),
-        patterns: vec![url.to_string()],
-        always: vec![format!("{scheme}://{host}/*")],
-        metadata: serde_json::json!({ "plugin": env.plugin }),
-        call_id: Some(env.scope.call_id.clone()).filter(|c| !c.is_empty()),
-    };
-    if let Err(e) = env.scope.permissions.check(request, &env.scope.rules).await {
+    let checked = env
+        .scope
+        .check(
+            "webfetch",
+            vec![url.to_string()],
+            vec![format!("{scheme}://{host}/*")],
+            serde_json::json!({ "plugin": env.plugin }),
+        )
+        .await;
+    if let Err(e) = checked {
         return deny(e.to_string());
     }
     let addrs: Vec<SocketAddr> = match host.parse::<IpAddr>() {

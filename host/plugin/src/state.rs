@@ -10,7 +10,7 @@ use wasmtime::ResourceLimiter;
 use wasmtime::component::ResourceTable;
 use wasmtime_wasi::{FsPerms, WasiCtx, WasiCtxBuilder, WasiCtxView, WasiView};
 
-use ward_permission::{PermissionEngine, Ruleset};
+use ward_permission::{AskRequest, PermissionEngine, PermissionError, Ruleset};
 
 use crate::audit::Audit;
 use crate::fsguard::Descriptors;
@@ -173,6 +173,38 @@ impl ResourceLimiter for Limiter {
 }
 
 impl CallScope {
+    /// Asks the permission engine whether `permission` may be used for every one of
+    /// `patterns` in this scope (`always` is what an "always" answer allows from then
+    /// on). On success the pairs are remembered as approved for the rest of the call, so
+    /// the user is asked once per need, not once per layer that checks it.
+    pub async fn check(
+        &self,
+        permission: &str,
+        patterns: Vec<String>,
+        always: Vec<String>,
+        metadata: serde_json::Value,
+    ) -> Result<(), PermissionError> {
+        let approved: Vec<(String, String)> = patterns
+            .iter()
+            .map(|p| (permission.to_string(), p.clone()))
+            .collect();
+        let request = AskRequest {
+            session_id: self.session_id.clone(),
+            project: self.project.to_string_lossy().into_owned(),
+            agent: self.agent.clone(),
+            permission: permission.to_string(),
+            patterns,
+            always,
+            metadata,
+            call_id: Some(self.call_id.clone()).filter(|c| !c.is_empty()),
+        };
+        self.permissions.check(request, &self.rules).await?;
+        if let Ok(mut list) = self.approved.lock() {
+            list.extend(approved);
+        }
+        Ok(())
+    }
+
     /// A scope outside any session in which everything a rule could ask about is denied,
     /// since no one is there to answer. Used to list a plugin's tools at load.
     pub fn detached(project: &std::path::Path) -> Self {

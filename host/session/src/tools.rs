@@ -6,7 +6,7 @@
 use std::sync::Arc;
 
 use serde_json::Value;
-use ward_permission::{AskRequest, Ruleset};
+use ward_permission::Ruleset;
 use ward_plugin::{CallScope, Plugin, PluginHost, ToolInfo, tool_rules};
 use ward_provider::ToolSpec;
 
@@ -95,32 +95,21 @@ impl ToolBox {
             }
         };
         if is_doom_loop(previous, &(tool.clone(), args.clone())) {
-            check(&scope, "doom_loop", vec![tool.clone()], &args).await?;
-        }
-        for need in tool_rules::needs(&tool, &args, &scope.project) {
-            let pairs: Vec<(String, String)> = need
-                .patterns
-                .iter()
-                .map(|p| (need.permission.clone(), p.clone()))
-                .collect();
-            let request = AskRequest {
-                session_id: scope.session_id.clone(),
-                project: scope.project.to_string_lossy().into_owned(),
-                agent: scope.agent.clone(),
-                permission: need.permission,
-                patterns: need.patterns,
-                always: need.always,
-                metadata: args.clone(),
-                call_id: Some(scope.call_id.clone()).filter(|c| !c.is_empty()),
-            };
             scope
-                .permissions
-                .check(request, &scope.rules)
+                .check(
+                    "doom_loop",
+                    vec![tool.clone()],
+                    vec![tool.clone()],
+                    args.clone(),
+                )
                 .await
                 .map_err(|e| e.to_string())?;
-            if let Ok(mut approved) = scope.approved.lock() {
-                approved.extend(pairs);
-            }
+        }
+        for need in tool_rules::needs(&tool, &args, &scope.project) {
+            scope
+                .check(&need.permission, need.patterns, need.always, args.clone())
+                .await
+                .map_err(|e| e.to_string())?;
         }
         let (plugin, _) = self
             .tools
@@ -138,27 +127,4 @@ impl ToolBox {
             metadata: serde_json::from_str(&out.metadata).unwrap_or(Value::Null),
         })
     }
-}
-
-async fn check(
-    scope: &CallScope,
-    permission: &str,
-    patterns: Vec<String>,
-    args: &Value,
-) -> Result<(), String> {
-    let request = AskRequest {
-        session_id: scope.session_id.clone(),
-        project: scope.project.to_string_lossy().into_owned(),
-        agent: scope.agent.clone(),
-        permission: permission.to_string(),
-        always: patterns.clone(),
-        patterns,
-        metadata: args.clone(),
-        call_id: Some(scope.call_id.clone()).filter(|c| !c.is_empty()),
-    };
-    scope
-        .permissions
-        .check(request, &scope.rules)
-        .await
-        .map_err(|e| e.to_string())
 }

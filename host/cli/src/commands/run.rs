@@ -75,8 +75,7 @@ pub async fn run(args: RunArgs) -> Result<ExitCode> {
     };
     let (engine, asks) = permission_engine(store.clone());
     let answerer = spawn_answerer(engine.clone(), asks, args.yes);
-    let host = Arc::new(ws.host);
-    let (tools, failed) = ToolBox::load(host, &ws.rules).await;
+    let (tools, failed) = ToolBox::load(ws.host.clone(), &ws.rules).await;
     for (plugin, e) in failed {
         eprintln!("warning: {plugin}: {e}");
     }

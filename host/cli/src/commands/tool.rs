@@ -4,11 +4,10 @@
 
 use std::process::ExitCode;
 
-use anyhow::{Result, bail};
+use anyhow::Result;
 use clap::Subcommand;
-use ward_permission::AskRequest;
-use ward_plugin::tool_rules;
-use ward_plugin::{CallError, CallScope};
+use ward_plugin::CallScope;
+use ward_session::ToolBox;
 
 use crate::prompt::spawn_answerer;
 use crate::setup::{Workspace, permission_engine};
@@ -76,64 +75,32 @@ async fn call(
     name: &str,
     args: &str,
 ) -> Result<ExitCode> {
-    let value: serde_json::Value = match serde_json::from_str(args) {
-        Ok(v @ serde_json::Value::Object(_)) => v,
-        Ok(_) => bail!("invalid arguments for `{name}`: expected a JSON object"),
-        Err(e) => bail!("invalid arguments for `{name}`: not valid JSON: {e}"),
-    };
     let (engine, events) = permission_engine(super::run::open_store()?);
     let answerer = spawn_answerer(engine.clone(), events, yes);
-    let project = ws.config.project_root.clone();
     let scope = CallScope {
         session_id: String::new(),
         message_id: String::new(),
         call_id: String::new(),
         agent: agent.to_string(),
-        project: project.clone(),
+        project: ws.config.project_root.clone(),
         rules: ws.rules.clone(),
-        permissions: engine.clone(),
+        permissions: engine,
         progress: None,
         approved: Default::default(),
     };
-
-    let outcome = async {
-        let (plugin, _info) = ws.host.find_tool(name).await?;
-        for need in tool_rules::needs(name, &value, &project) {
-            // Once approved here, the plugin's own file accesses for the same need are
-            // not asked about again.
-            let approved: Vec<(String, String)> = need
-                .patterns
-                .iter()
-                .map(|p| (need.permission.clone(), p.clone()))
-                .collect();
-            let request = AskRequest {
-                session_id: String::new(),
-                project: project.to_string_lossy().into_owned(),
-                agent: agent.to_string(),
-                permission: need.permission,
-                patterns: need.patterns,
-                always: need.always,
-                metadata: value.clone(),
-                call_id: None,
-            };
-            engine
-                .check(request, &ws.rules)
-                .await
-                .map_err(|e| CallError::Permission(e.to_string()))?;
-            if let Ok(mut list) = scope.approved.lock() {
-                list.extend(approved);
-            }
-        }
-        ws.host.call(&plugin, name, args, scope).await
+    // The same path the agent loop takes: name repair, argument checks, the permission
+    // rules, then the sandboxed call.
+    let (tools, failed) = ToolBox::load(ws.host.clone(), &ws.rules).await;
+    for (plugin, e) in failed {
+        eprintln!("warning: {plugin}: {e}");
     }
-    .await;
+    let outcome = tools.execute(name, args, scope, &[]).await;
     answerer.abort();
 
     match outcome {
         Ok(out) => {
             if json {
-                let metadata: serde_json::Value =
-                    serde_json::from_str(&out.metadata).unwrap_or(serde_json::Value::Null);
+                let metadata = out.metadata;
                 println!(
                     "{}",
                     serde_json::json!({ "title": out.title, "output": out.output, "metadata": metadata })

@@ -9,7 +9,7 @@
 use std::path::{Path, PathBuf};
 
 use ward_permission::path::{normalize, relative_pattern};
-use ward_permission::{Action, AskRequest, evaluate};
+use ward_permission::{Action, evaluate};
 use wasmtime_wasi::p2::bindings::filesystem::types::ErrorCode;
 
 use crate::state::CallEnv;
@@ -55,23 +55,14 @@ pub(super) async fn check(
     if asks.is_empty() {
         return Ok(());
     }
-    let request = AskRequest {
-        session_id: scope.session_id.clone(),
-        project: scope.project.to_string_lossy().into_owned(),
-        agent: scope.agent.clone(),
-        permission: permission.to_string(),
-        patterns: asks.clone(),
-        always: asks.clone(),
-        metadata: serde_json::json!({ "plugin": env.plugin, "path": target }),
-        call_id: Some(scope.call_id.clone()).filter(|c| !c.is_empty()),
-    };
-    match scope.permissions.check(request, &scope.rules).await {
+    let metadata = serde_json::json!({ "plugin": env.plugin, "path": target });
+    // `check` remembers the answer for the rest of the call: a plugin reading a file
+    // stats, opens and reads it, and the user should be asked once.
+    match scope
+        .check(permission, asks.clone(), asks.clone(), metadata)
+        .await
+    {
         Ok(()) => {
-            // Remember the answer for the rest of the call: a plugin reading a file
-            // stats, opens and reads it, and the user should be asked once.
-            if let Ok(mut approved) = scope.approved.lock() {
-                approved.extend(asks.iter().map(|p| (permission.to_string(), p.clone())));
-            }
             let reason = format!("{permission} `{}` approved", asks.join(" "));
             env.audit.allow(&env.plugin, "fs", &target, &reason);
             Ok(())

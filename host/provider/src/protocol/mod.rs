@@ -93,6 +93,18 @@ pub(crate) trait Parser: Send {
 /// Parses an SSE data payload as JSON. JSON that stops short is a cut
 /// stream (the SSE reader hands over an unterminated last event), which is
 /// worth retrying; any other syntax error is garbage, which is not.
+/// The system blocks as one text, for protocols with a single system message (some
+/// local chat templates reject several); `None` when there is nothing to say.
+fn joined_system(request: &ChatRequest) -> Option<String> {
+    let parts: Vec<&str> = request
+        .system
+        .iter()
+        .map(|b| b.text.as_str())
+        .filter(|t| !t.is_empty())
+        .collect();
+    (!parts.is_empty()).then(|| parts.join("\n\n"))
+}
+
 fn json(data: &str) -> Result<Value, ProviderError> {
     serde_json::from_str(data).map_err(|e| match e.is_eof() {
         true => ProviderError::cut_event(data),

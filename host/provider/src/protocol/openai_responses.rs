@@ -23,14 +23,8 @@ use crate::types::{AssistantPart, ChatRequest, Event, FinishReason, Message, Usa
 /// encrypted item it cannot be.
 pub(super) fn body(request: &ChatRequest) -> Value {
     let mut input = Vec::new();
-    let system: Vec<&str> = request
-        .system
-        .iter()
-        .map(|b| b.text.as_str())
-        .filter(|t| !t.is_empty())
-        .collect();
-    if !system.is_empty() {
-        input.push(json!({ "role": "system", "content": system.join("\n\n") }));
+    if let Some(system) = super::joined_system(request) {
+        input.push(json!({ "role": "system", "content": system }));
     }
     for message in &request.messages {
         match message {
