@@ -279,3 +279,77 @@ async fn a_deny_rule_blocks_the_tool_and_the_model_sees_why() {
     let second = llm.requests()[1].body.to_string();
     assert!(second.contains("rm * = deny"), "{second}");
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn retry_after_is_honoured() {
+    let p = Project::new("run-429");
+    let llm = ScriptedLlm::start(vec![
+        Turn::Fault(Fault::RateLimited {
+            retry_after: Some("1".into()),
+        }),
+        Turn::text("after the wait"),
+    ])
+    .await;
+    configure(&p, &llm, "anthropic");
+    let start = std::time::Instant::now();
+    let out = ward_run(&p, &["hi"]).await.expect_ok();
+    let took = start.elapsed();
+    assert!(out.contains("after the wait"), "{out}");
+    // One second asked; within 10%, plus the process's own start-up.
+    assert!(
+        took >= std::time::Duration::from_millis(900),
+        "retried too early: {took:?}"
+    );
+    assert!(
+        took < std::time::Duration::from_millis(1100 + 1500),
+        "retried too late: {took:?}"
+    );
+    assert_eq!(llm.requests().len(), 2);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn two_server_errors_then_success() {
+    let p = Project::new("run-500");
+    let boom = || {
+        Turn::Fault(Fault::Status {
+            code: 500,
+            body: "{\"error\":{\"message\":\"boom\"}}".into(),
+        })
+    };
+    let llm = ScriptedLlm::start(vec![boom(), boom(), Turn::text("third time")]).await;
+    configure(&p, &llm, "openai-responses");
+    let out = ward_run(&p, &["hi"]).await.expect_ok();
+    assert!(out.contains("third time"), "{out}");
+    assert_eq!(llm.requests().len(), 3);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_hanging_stream_ends_with_a_clear_idle_timeout() {
+    let p = Project::new("run-hang");
+    // One attempt allowed and a 1 s idle timeout: the run ends after about a second
+    // with the idle-timeout error, not a hang.
+    let llm = ScriptedLlm::start(vec![Turn::Fault(Fault::Hang)]).await;
+    configure(&p, &llm, "openai-compatible");
+    let project = Project::clone_handle(&p);
+    let run = tokio::task::spawn_blocking(move || {
+        let mut cmd = project.ward();
+        cmd.args(["run", "--max-retries", "1", "hi"])
+            .env("WARD_IDLE_TIMEOUT_SECS", "1");
+        cmd.output().unwrap()
+    })
+    .await
+    .unwrap();
+    let err = String::from_utf8_lossy(&run.stderr).into_owned();
+    assert!(!run.status.success());
+    assert!(err.contains("no data from the provider"), "{err}");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn malformed_sse_is_a_clear_error() {
+    let p = Project::new("run-malformed");
+    let llm = ScriptedLlm::start(vec![Turn::Fault(Fault::MalformedSse)]).await;
+    configure(&p, &llm, "openai-compatible");
+    let err = ward_run(&p, &["hi"]).await.expect_err();
+    assert!(err.contains("malformed provider stream"), "{err}");
+    assert_eq!(llm.requests().len(), 1, "malformed data is not retried");
+}

@@ -43,6 +43,9 @@ pub struct RunArgs {
     /// At most this many model calls.
     #[arg(long)]
     pub steps: Option<u32>,
+    /// Attempts per model call before a retryable error is given up on (default 8).
+    #[arg(long)]
+    pub max_retries: Option<u32>,
     /// The prompt.
     pub prompt: String,
 }
@@ -95,7 +98,10 @@ pub async fn run(args: RunArgs) -> Result<ExitCode> {
         agent: args.agent.clone(),
         system: crate::system_prompt::blocks(&ws.config.project_root),
         steps: args.steps,
-        retry: ward_provider::RetryPolicy::default(),
+        retry: ward_provider::RetryPolicy {
+            max_attempts: args.max_retries.unwrap_or(8).max(1),
+            ..ward_provider::RetryPolicy::default()
+        },
     };
     let outcome = runner.prompt(&session, &args.prompt).await;
     // Let the printer drain what the loop published before the runtime goes away.
