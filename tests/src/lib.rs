@@ -47,8 +47,7 @@ impl Project {
             .status()
             .expect("git init");
         assert!(status.success());
-        let cache = ward_binary()
-            .parent()
+        let cache = profile_dir()
             .map(|d| d.join("ward-test-cache"))
             .unwrap_or_else(|| data.join("cache"));
         Project {
@@ -179,11 +178,15 @@ impl Run {
     }
 }
 
+/// `target/<profile>`: the directory above the running test's `deps/`.
+fn profile_dir() -> Option<PathBuf> {
+    let exe = std::env::current_exe().ok()?;
+    exe.parent().and_then(Path::parent).map(Path::to_path_buf)
+}
+
 /// The `ward` binary of this build (`target/<profile>/ward`, next to the test's `deps/`).
 pub fn ward_binary() -> PathBuf {
-    let exe = std::env::current_exe().expect("current exe");
-    let dir = exe.parent().and_then(Path::parent).expect("target dir");
-    let bin = dir.join("ward");
+    let bin = profile_dir().expect("target dir").join("ward");
     assert!(
         bin.is_file(),
         "{} is missing: run `cargo build -p ward` first",

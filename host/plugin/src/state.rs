@@ -101,7 +101,10 @@ impl StoreState {
         let mut b = WasiCtxBuilder::new();
         b.allow_tcp(false)
             .allow_udp(false)
-            .allow_ip_name_lookup(false);
+            .allow_ip_name_lookup(false)
+            // File operations are short; a thread-pool hop per open/stat/read cost more
+            // than the operation itself (grep over 5,000 files: 2.26 s with the hops).
+            .allow_blocking_current_thread(true);
         for dir in &env.caps.fs_write {
             preopen(&mut b, &env, dir, FsPerms::ReadWrite);
         }
