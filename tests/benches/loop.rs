@@ -88,6 +88,15 @@ fn session_of_100_steps(c: &mut Criterion) {
                 store.create_session(&session).expect("session");
                 let last = runner.prompt(&session, "count to 100").await.expect("loop");
                 assert!(last.finish.is_some());
+                let retries = store
+                    .messages(&session.id, None)
+                    .expect("messages")
+                    .iter()
+                    .flat_map(|m| m.parts.iter())
+                    .filter(|p| matches!(p.kind, ward_store::PartKind::Retry { .. }))
+                    .map(|p| format!("{:?}", p.kind))
+                    .collect::<Vec<_>>();
+                assert!(retries.is_empty(), "a step was retried, so the figure would include the backoff: {retries:?}");
             })
         },
     );
