@@ -96,7 +96,10 @@ fn session_of_100_steps(c: &mut Criterion) {
                     .filter(|p| matches!(p.kind, ward_store::PartKind::Retry { .. }))
                     .map(|p| format!("{:?}", p.kind))
                     .collect::<Vec<_>>();
-                assert!(retries.is_empty(), "a step was retried, so the figure would include the backoff: {retries:?}");
+                assert!(
+                    retries.is_empty(),
+                    "a step was retried, so the figure would include the backoff: {retries:?}"
+                );
             })
         },
     );
