@@ -14,7 +14,10 @@ use std::collections::HashSet;
 
 use serde_json::{Map, Value, json};
 
-use super::{ANTHROPIC_DEFAULT_MAX_TOKENS, Parser, count, data_url, fail, finish, json, push};
+use super::{
+    ANTHROPIC_DEFAULT_MAX_TOKENS, Parser, count, data_url, event_type, fail, finish, push,
+    typed_payload,
+};
 use crate::error::ProviderError;
 use crate::sse::SseEvent;
 use crate::tool_calls::ToolCalls;
@@ -76,12 +79,7 @@ pub(super) fn body(request: &ChatRequest) -> Value {
             .map(|t| json!({ "name": t.name, "description": t.description, "input_schema": t.parameters }))
             .collect();
     }
-    if let Some(t) = request.temperature {
-        body["temperature"] = json!(t);
-    }
-    if let Some(p) = request.top_p {
-        body["top_p"] = json!(p);
-    }
+    super::set_sampling(&mut body, request);
     body
 }
 
@@ -142,15 +140,10 @@ pub(super) struct AnthropicParser {
 
 impl Parser for AnthropicParser {
     fn event(&mut self, event: &SseEvent, out: &mut Vec<Event>) -> Result<(), ProviderError> {
-        if event.data.trim().is_empty() {
+        let Some(payload) = typed_payload(event)? else {
             return Ok(());
-        }
-        let payload = json(&event.data)?;
-        let kind = payload
-            .get("type")
-            .and_then(Value::as_str)
-            .or(event.event.as_deref())
-            .unwrap_or("");
+        };
+        let kind = event_type(&payload, event);
         let index = payload.get("index").and_then(Value::as_u64).unwrap_or(0);
         match kind {
             "message_start" => self.message_start(&payload["message"], out),

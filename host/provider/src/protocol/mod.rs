@@ -105,6 +105,34 @@ fn joined_system(request: &ChatRequest) -> Option<String> {
     (!parts.is_empty()).then(|| parts.join("\n\n"))
 }
 
+/// Sets the sampling parameters every protocol spells the same way.
+fn set_sampling(body: &mut Value, request: &ChatRequest) {
+    if let Some(t) = request.temperature {
+        body["temperature"] = serde_json::json!(t);
+    }
+    if let Some(p) = request.top_p {
+        body["top_p"] = serde_json::json!(p);
+    }
+}
+
+/// The JSON payload of an event of a protocol that names its events (Anthropic,
+/// Responses); `None` for an event without data.
+fn typed_payload(event: &SseEvent) -> Result<Option<Value>, ProviderError> {
+    if event.data.trim().is_empty() {
+        return Ok(None);
+    }
+    json(&event.data).map(Some)
+}
+
+/// The event's type: the payload's `type`, else the SSE `event:` name.
+fn event_type<'a>(payload: &'a Value, event: &'a SseEvent) -> &'a str {
+    payload
+        .get("type")
+        .and_then(Value::as_str)
+        .or(event.event.as_deref())
+        .unwrap_or("")
+}
+
 fn json(data: &str) -> Result<Value, ProviderError> {
     serde_json::from_str(data).map_err(|e| match e.is_eof() {
         true => ProviderError::cut_event(data),

@@ -57,12 +57,7 @@ pub(super) fn body(request: &ChatRequest) -> Value {
             })
             .collect();
     }
-    if let Some(t) = request.temperature {
-        body["temperature"] = json!(t);
-    }
-    if let Some(p) = request.top_p {
-        body["top_p"] = json!(p);
-    }
+    super::set_sampling(&mut body, request);
     if let Some(max) = request.max_tokens {
         body["max_tokens"] = json!(max);
     }

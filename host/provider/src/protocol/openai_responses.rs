@@ -11,7 +11,7 @@
 
 use serde_json::{Value, json};
 
-use super::{Parser, count, data_url, fail, finish, json, push};
+use super::{Parser, count, data_url, event_type, fail, finish, push, typed_payload};
 use crate::error::ProviderError;
 use crate::sse::SseEvent;
 use crate::tool_calls::ToolCalls;
@@ -48,12 +48,7 @@ pub(super) fn body(request: &ChatRequest) -> Value {
             .map(|t| json!({ "type": "function", "name": t.name, "description": t.description, "parameters": t.parameters }))
             .collect();
     }
-    if let Some(t) = request.temperature {
-        body["temperature"] = json!(t);
-    }
-    if let Some(p) = request.top_p {
-        body["top_p"] = json!(p);
-    }
+    super::set_sampling(&mut body, request);
     if let Some(max) = request.max_tokens {
         body["max_output_tokens"] = json!(max);
     }
@@ -109,15 +104,10 @@ pub(super) struct ResponsesParser {
 
 impl Parser for ResponsesParser {
     fn event(&mut self, event: &SseEvent, out: &mut Vec<Event>) -> Result<(), ProviderError> {
-        if event.data.trim().is_empty() {
+        let Some(payload) = typed_payload(event)? else {
             return Ok(());
-        }
-        let payload = json(&event.data)?;
-        let kind = payload
-            .get("type")
-            .and_then(Value::as_str)
-            .or(event.event.as_deref())
-            .unwrap_or("");
+        };
+        let kind = event_type(&payload, event);
         let text = |key: &str| payload.get(key).and_then(Value::as_str).unwrap_or("");
         let key = payload
             .get("output_index")
