@@ -63,34 +63,14 @@ pub async fn run(
     let mut stream = std::pin::pin!(ward_provider::stream(client, protocol, endpoint, request));
     while let Some(event) = stream.next().await {
         match event {
-            Event::TextDelta(d) => {
-                let (part, buf) = open(&mut text, target, &mut written, || {
-                    PartKind::Text(TextPart::default())
-                });
-                buf.push_str(&d);
-                let _ = target.store.update_part_delta(
-                    target.session_id,
-                    target.message_id,
-                    &part.id,
-                    "text",
-                    &d,
-                );
-            }
-            Event::ReasoningDelta(d) => {
-                let (part, buf) = open(&mut reasoning, target, &mut written, || {
-                    PartKind::Reasoning {
-                        text: String::new(),
-                    }
-                });
-                buf.push_str(&d);
-                let _ = target.store.update_part_delta(
-                    target.session_id,
-                    target.message_id,
-                    &part.id,
-                    "text",
-                    &d,
-                );
-            }
+            Event::TextDelta(d) => append(&mut text, target, &mut written, &d, || {
+                PartKind::Text(TextPart::default())
+            }),
+            Event::ReasoningDelta(d) => append(&mut reasoning, target, &mut written, &d, || {
+                PartKind::Reasoning {
+                    text: String::new(),
+                }
+            }),
             Event::ToolCallEnd {
                 id,
                 name,
@@ -146,19 +126,29 @@ pub async fn run(
     ))
 }
 
-fn open<'b>(
-    slot: &'b mut Option<(Part, String)>,
+/// Appends a streamed delta to the text or reasoning part in `slot`, creating the part
+/// on the first delta; the delta is published and buffered by the store.
+fn append(
+    slot: &mut Option<(Part, String)>,
     target: &StepTarget<'_>,
     written: &mut Vec<String>,
+    delta: &str,
     kind: impl FnOnce() -> PartKind,
-) -> (&'b Part, &'b mut String) {
+) {
     let (part, buf) = slot.get_or_insert_with(|| {
         let part = Part::new(target.session_id, target.message_id, kind());
         let _ = target.store.put_part(&part);
         written.push(part.id.clone());
         (part, String::new())
     });
-    (part, buf)
+    buf.push_str(delta);
+    let _ = target.store.update_part_delta(
+        target.session_id,
+        target.message_id,
+        &part.id,
+        "text",
+        delta,
+    );
 }
 
 fn close(
