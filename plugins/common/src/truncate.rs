@@ -37,16 +37,7 @@ impl Truncated {
 /// Keeps the first lines of `text` within `max_lines` and `max_bytes`.
 pub fn keep_head(text: &str, max_lines: usize, max_bytes: usize) -> Truncated {
     let lines: Vec<&str> = text.split('\n').collect();
-    let mut kept = 0;
-    let mut bytes = 0;
-    for line in &lines {
-        let size = line.len() + usize::from(kept > 0);
-        if kept == max_lines || bytes + size > max_bytes {
-            break;
-        }
-        bytes += size;
-        kept += 1;
-    }
+    let kept = fitting(lines.iter(), max_lines, max_bytes);
     if kept == lines.len() {
         return Truncated {
             text: text.to_string(),
@@ -66,12 +57,16 @@ pub fn keep_head(text: &str, max_lines: usize, max_bytes: usize) -> Truncated {
     }
 }
 
-/// Keeps the last lines of `text` within `max_lines` and `max_bytes`.
-pub fn keep_tail(text: &str, max_lines: usize, max_bytes: usize) -> Truncated {
-    let lines: Vec<&str> = text.split('\n').collect();
+/// How many of `lines`, taken in order, fit in `max_lines` and `max_bytes` (counting
+/// the newline between kept lines).
+fn fitting<'a>(
+    lines: impl Iterator<Item = &'a &'a str>,
+    max_lines: usize,
+    max_bytes: usize,
+) -> usize {
     let mut kept = 0;
     let mut bytes = 0;
-    for line in lines.iter().rev() {
+    for line in lines {
         let size = line.len() + usize::from(kept > 0);
         if kept == max_lines || bytes + size > max_bytes {
             break;
@@ -79,6 +74,13 @@ pub fn keep_tail(text: &str, max_lines: usize, max_bytes: usize) -> Truncated {
         bytes += size;
         kept += 1;
     }
+    kept
+}
+
+/// Keeps the last lines of `text` within `max_lines` and `max_bytes`.
+pub fn keep_tail(text: &str, max_lines: usize, max_bytes: usize) -> Truncated {
+    let lines: Vec<&str> = text.split('\n').collect();
+    let kept = fitting(lines.iter().rev(), max_lines, max_bytes);
     if kept == lines.len() {
         return Truncated {
             text: text.to_string(),
