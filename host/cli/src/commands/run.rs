@@ -50,13 +50,20 @@ pub struct RunArgs {
     pub prompt: String,
 }
 
-/// Opens the store in the data directory and repairs what a crash left behind.
-pub fn open_store() -> Result<Arc<SqliteStore>> {
+/// Opens the store in the data directory. With `recover`, what a crash left behind is
+/// repaired on open (only the agent loop does that: a reader or a single tool call must
+/// not mark another process's running tools as interrupted).
+pub fn open_store(recover: bool) -> Result<Arc<SqliteStore>> {
     let dir = crate::setup::data_dir()?;
     std::fs::create_dir_all(&dir).with_context(|| format!("creating {}", dir.display()))?;
-    let store = SqliteStore::open(dir.join("ward.db"))?;
-    store.recover()?;
-    Ok(Arc::new(store))
+    let options = ward_store::SqliteOptions {
+        recover,
+        ..ward_store::SqliteOptions::default()
+    };
+    Ok(Arc::new(SqliteStore::open_with(
+        dir.join("ward.db"),
+        options,
+    )?))
 }
 
 /// Runs the command.
@@ -65,7 +72,7 @@ pub async fn run(args: RunArgs) -> Result<ExitCode> {
     let ws = Workspace::open(&cwd)?;
     ws.warn_discovery_errors();
     let model = crate::model_setup::resolve(&ws.config.config, args.model.as_deref())?;
-    let store = open_store()?;
+    let store = open_store(true)?;
     let session = match &args.session {
         Some(id) => store
             .get_session(id)

@@ -20,7 +20,7 @@ pub enum SessionCommand {
 
 /// Runs the subcommand.
 pub fn run(command: SessionCommand) -> Result<ExitCode> {
-    let store = super::run::open_store()?;
+    let store = super::run::open_store(false)?;
     match command {
         SessionCommand::List => {
             for s in store.list_sessions()? {

@@ -75,7 +75,7 @@ async fn call(
     name: &str,
     args: &str,
 ) -> Result<ExitCode> {
-    let (engine, events) = permission_engine(super::run::open_store()?);
+    let (engine, events) = permission_engine(super::run::open_store(false)?);
     let answerer = spawn_answerer(engine.clone(), events, yes);
     let scope = CallScope {
         session_id: String::new(),
