@@ -65,6 +65,7 @@ fn session_of_100_steps(c: &mut Criterion) {
                 endpoint: Endpoint::new(format!("{}/v1", llm.base_url)),
                 prices: [0.0; 4],
                 max_tokens: None,
+                limits: Default::default(),
             },
             client: ward_provider::Client::new(),
             permissions: PermissionEngine::new(Arc::new(MemoryApprovals::new()), tx),

@@ -1,5 +1,5 @@
-//! The `ward` binary's plugin and permission commands, bad input, the compiled cache and
-//! environment grants, all through the real CLI.
+//! The `ward` binary's plugin, permission and models commands, bad input, the compiled
+//! cache and environment grants, all through the real CLI.
 
 use ward_tests::Project;
 
@@ -246,4 +246,91 @@ fn a_scaffolded_rust_plugin_builds_and_loads() {
         listed.contains("hello-world 0.1.0 (project, tool)"),
         "{listed}"
     );
+}
+
+#[test]
+fn models_lists_limits_and_prices_and_marks_what_config_changed() {
+    let p = Project::new("models");
+    p.write(
+        "ward.toml",
+        "model = \"local/qwen\"\n\
+         [provider.anthropic.models.claude-sonnet-4]\ncost = { input = 2 }\n\
+         [provider.local]\nbase_url = \"http://127.0.0.1:9/v1\"\n\
+         [provider.local.models.qwen]\ncontext = 32768\noutput = 4096\n",
+    );
+    let models = |args: &[&str]| {
+        let out = p
+            .ward()
+            .arg("models")
+            .args(args)
+            .env("ANTHROPIC_API_KEY", "sk-test")
+            .env_remove("OPENAI_API_KEY")
+            .output()
+            .unwrap();
+        ward_tests::Run(out)
+    };
+    let out = models(&[]).expect_ok();
+    for header in [
+        "anthropic (configured)  anthropic  https://api.anthropic.com/v1  key: ANTHROPIC_API_KEY (set)",
+        "google  openai-chat  https://generativelanguage.googleapis.com/v1beta/openai",
+        "local (configured)  openai-chat  http://127.0.0.1:9/v1  key: none",
+        "openai  openai-responses  https://api.openai.com/v1  key: OPENAI_API_KEY (not set)",
+    ] {
+        assert!(out.contains(header), "missing `{header}`:\n{out}");
+    }
+    let row = |id: &str| -> Vec<String> {
+        out.lines()
+            .map(|l| l.split_whitespace().map(str::to_owned).collect::<Vec<_>>())
+            .find(|cols| cols.first().is_some_and(|c| c == id))
+            .unwrap_or_else(|| panic!("no row for {id}:\n{out}"))
+    };
+    // Columns: model, context, input, output, then $/M input, output, cache read, cache write.
+    assert_eq!(
+        row("claude-sonnet-4"),
+        [
+            "claude-sonnet-4",
+            "200000",
+            "-",
+            "64000",
+            "2.00",
+            "15.00",
+            "0.30",
+            "3.75",
+            "reasoning",
+            "attachments",
+            "overridden"
+        ]
+    );
+    assert_eq!(
+        row("gpt-5")[..8],
+        [
+            "gpt-5", "400000", "272000", "128000", "1.25", "10.00", "0.125", "0.00"
+        ]
+    );
+    assert_eq!(
+        row("qwen"),
+        [
+            "qwen", "32768", "-", "4096", "0.00", "0.00", "0.00", "0.00", "config", "default"
+        ]
+    );
+
+    let out = models(&["openai"]).expect_ok();
+    assert!(
+        out.starts_with("openai ") && !out.contains("claude"),
+        "{out}"
+    );
+    let err = models(&["nope"]).expect_err();
+    assert!(err.contains("unknown provider `nope`"), "{err}");
+
+    // An override that no longer fits is reported where it was written.
+    p.write(
+        "ward.toml",
+        "[provider.openai.models.gpt-4o]\ncontext = 1000\n",
+    );
+    let err = models(&[]).expect_err();
+    assert!(
+        err.contains("ward.toml:2:1: the output limit of 16384 tokens"),
+        "{err}"
+    );
+    assert_eq!(err.trim().lines().count(), 1, "one line: {err}");
 }

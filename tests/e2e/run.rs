@@ -353,3 +353,48 @@ async fn malformed_sse_is_a_clear_error() {
     assert!(err.contains("malformed provider stream"), "{err}");
     assert_eq!(llm.requests().len(), 1, "malformed data is not retried");
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_bundled_model_needs_only_its_key_from_the_environment() {
+    let p = Project::new("run-catalogue");
+    let llm = ScriptedLlm::start(vec![Turn::text("hello from the catalogue")]).await;
+    // Only the base URL is configured, to reach the scripted server; protocol, wire id,
+    // limits and prices come from the bundled catalogue, the key from the environment.
+    p.write(
+        "ward.toml",
+        &format!(
+            "model = \"anthropic/claude-sonnet-4\"\n[provider.anthropic]\nbase_url = \"{}/v1\"\n",
+            llm.base_url
+        ),
+    );
+    let project = Project::clone_handle(&p);
+    let run = tokio::task::spawn_blocking(move || {
+        let mut cmd = project.ward();
+        cmd.args(["run", "hi"])
+            .env("ANTHROPIC_API_KEY", "sk-from-env")
+            .env_remove("WARD_IDLE_TIMEOUT_SECS");
+        ward_tests::Run(cmd.output().unwrap())
+    })
+    .await
+    .unwrap();
+    assert!(run.expect_ok().contains("hello from the catalogue"));
+
+    let requests = llm.requests();
+    assert_eq!(requests.len(), 1);
+    let request = &requests[0];
+    assert_eq!(request.wire, Some(Wire::Anthropic));
+    assert_eq!(request.body["model"], "claude-sonnet-4-20250514");
+    assert_eq!(request.body["max_tokens"], 32000, "64k limit, capped");
+    assert!(
+        request
+            .headers
+            .iter()
+            .any(|(name, value)| name == "x-api-key" && value == "sk-from-env"),
+        "{:?}",
+        request.headers
+    );
+    // The catalogue's prices: 100 input tokens at $3/M and 10 output tokens at $15/M.
+    let store = SqliteStore::open(p.data.join("ward.db")).unwrap();
+    let cost = store.list_sessions().unwrap()[0].cost;
+    assert!((cost - 0.00045).abs() < 1e-12, "{cost}");
+}

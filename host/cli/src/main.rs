@@ -39,6 +39,8 @@ enum Command {
         #[command(subcommand)]
         command: commands::plugin::PluginCommand,
     },
+    /// List known models with their limits and prices (bundled catalogue and config).
+    Models(commands::models::ModelsArgs),
     /// Inspect permission rules.
     Permission {
         #[command(subcommand)]
@@ -72,6 +74,7 @@ fn main() -> ExitCode {
             Some(Command::Tool { command }) => commands::tool::run(command).await,
             Some(Command::Plugin { command }) => commands::plugin::run(command).await,
             Some(Command::Permission { command }) => commands::permission::run(command),
+            Some(Command::Models(args)) => commands::models::run(args),
             None => {
                 use clap::CommandFactory;
                 Cli::command().print_help()?;

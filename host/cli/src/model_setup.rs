@@ -1,75 +1,126 @@
-//! From `model = "provider/model"` and `[provider.…]` in config to a model the loop can
-//! call: the wire protocol, the endpoint with its key, prices and output limit.
+//! From `model = "provider/model"` (or `--model`) to a model the loop can call: the
+//! model registry (bundled catalogue plus `[provider.…]` in config) supplies the wire
+//! protocol, endpoint, key variable, limits and prices.
 
 use std::time::Duration;
 
 use anyhow::{Context, Result, bail};
-use ward_config::{Config, ProviderKind};
-use ward_provider::{Endpoint, Protocol};
+use ward_config::LoadedConfig;
+use ward_provider::ModelRegistry;
 use ward_session::ModelSetup;
 
-/// Resolves `choice` (or the config's `model`) to a [`ModelSetup`].
-pub fn resolve(config: &Config, choice: Option<&str>) -> Result<ModelSetup> {
-    let full = choice
-        .map(str::to_string)
-        .or_else(|| config.model.clone())
-        .context(
-            "no model chosen: set `model = \"provider/model\"` in ward.toml or pass --model",
-        )?;
-    let (provider, model) = full
-        .split_once('/')
-        .with_context(|| format!("model `{full}` must be written provider/model"))?;
-    let Some(p) = config.provider.get(provider) else {
-        bail!("model `{full}`: there is no [provider.{provider}] in the configuration");
-    };
-    let kind = p.kind.unwrap_or(match provider {
-        "anthropic" => ProviderKind::Anthropic,
-        _ => ProviderKind::OpenaiCompatible,
-    });
-    let (protocol, default_url, key_var) = match kind {
-        ProviderKind::OpenaiCompatible => (
-            Protocol::OpenaiChat,
-            "https://api.openai.com/v1",
-            "OPENAI_API_KEY",
-        ),
-        ProviderKind::OpenaiResponses => (
-            Protocol::OpenaiResponses,
-            "https://api.openai.com/v1",
-            "OPENAI_API_KEY",
-        ),
-        ProviderKind::Anthropic => (
-            Protocol::AnthropicMessages,
-            "https://api.anthropic.com/v1",
-            "ANTHROPIC_API_KEY",
-        ),
-    };
-    let mut endpoint = Endpoint::new(
-        p.base_url
-            .clone()
-            .unwrap_or_else(|| default_url.to_string()),
-    );
-    endpoint.api_key = p.api_key.clone().or_else(|| std::env::var(key_var).ok());
-    endpoint.headers = p
-        .headers
-        .iter()
-        .map(|(k, v)| (k.clone(), v.clone()))
-        .collect();
-    if let Some(secs) = std::env::var("WARD_IDLE_TIMEOUT_SECS")
-        .ok()
-        .and_then(|s| s.parse().ok())
-    {
+/// The most output tokens asked for per reply, whatever the model allows. Anthropic
+/// counts `max_tokens` against the context window, so asking for a model's full 64k
+/// or 128k would take that much room from the prompt; OpenCode caps at the same value.
+const OUTPUT_TOKEN_MAX: u64 = 32_000;
+
+/// Resolves `choice` (or the config's `model`) to a [`ModelSetup`], reading API keys
+/// and `WARD_IDLE_TIMEOUT_SECS` from the process environment.
+pub fn resolve(loaded: &LoadedConfig, choice: Option<&str>) -> Result<ModelSetup> {
+    let registry = ModelRegistry::from_config(&loaded.config, &loaded.origins)?;
+    let reference = choice.or(loaded.config.model.as_deref()).context(
+        "no model chosen: set `model = \"provider/model\"` in ward.toml or pass --model",
+    )?;
+    setup(&registry, reference, &|name| std::env::var(name).ok())
+}
+
+/// Resolves `reference` in `registry`, reading the environment through `env`.
+fn setup(
+    registry: &ModelRegistry,
+    reference: &str,
+    env: &dyn Fn(&str) -> Option<String>,
+) -> Result<ModelSetup> {
+    let model = registry.resolve(reference)?;
+    let provider = registry.provider(&model.provider).with_context(|| {
+        format!(
+            "model `{reference}`: provider `{}` vanished",
+            model.provider
+        )
+    })?;
+    let mut endpoint = provider.endpoint(env);
+    // A provider that names key variables needs a key; failing here beats a 401 later.
+    if endpoint.api_key.is_none() && !provider.env.is_empty() {
+        bail!(
+            "model `{reference}`: no API key for provider `{id}`: set {vars} or `api_key` in \
+             [provider.{id}]",
+            id = provider.id,
+            vars = provider.env.join(" or "),
+        );
+    }
+    if let Some(secs) = env("WARD_IDLE_TIMEOUT_SECS").and_then(|s| s.parse().ok()) {
         endpoint.idle_timeout = Duration::from_secs(secs);
     }
-    let m = p.models.get(model);
-    let cost = m.and_then(|m| m.cost).unwrap_or_default();
     Ok(ModelSetup {
-        provider: provider.to_string(),
-        model: model.to_string(),
-        protocol,
+        provider: model.provider,
+        model: model.api_id,
+        protocol: provider.protocol,
         endpoint,
-        prices: [cost.input, cost.output, cost.cache_read, cost.cache_write],
-        max_tokens: m
-            .and_then(|m| m.output)
-            .map(|o| o.min(u64::from(u32::MAX)) as u32),
+        prices: model.prices.as_array(),
+        max_tokens: model
+            .limits
+            .output
+            .map(|o| o.min(OUTPUT_TOKEN_MAX).min(u64::from(u32::MAX)) as u32),
+        limits: model.limits,
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use ward_config::{Origins, load_from_str};
+    use ward_provider::{Limits, Protocol};
+
+    use super::*;
+
+    fn registry(config: &str) -> ModelRegistry {
+        let config = load_from_str("ward.toml", config).unwrap();
+        ModelRegistry::from_config(&config, &Origins::default()).unwrap()
+    }
+
+    #[test]
+    fn a_provider_key_alone_gets_the_catalogues_protocol_endpoint_and_limits() {
+        let registry = registry("[provider.anthropic]\napi_key = \"sk-test\"\n");
+        let setup = setup(&registry, "anthropic/claude-sonnet-4", &|_| None).unwrap();
+        assert_eq!(setup.protocol, Protocol::AnthropicMessages);
+        assert_eq!(setup.model, "claude-sonnet-4-20250514");
+        assert_eq!(setup.endpoint.base_url, "https://api.anthropic.com/v1");
+        assert_eq!(setup.endpoint.api_key.as_deref(), Some("sk-test"));
+        assert_eq!(
+            setup.limits,
+            Limits {
+                context: Some(200_000),
+                input: None,
+                output: Some(64_000)
+            }
+        );
+        assert_eq!(setup.max_tokens, Some(32_000), "capped below the 64k limit");
+        assert_eq!(setup.prices, [3.0, 15.0, 0.3, 3.75]);
+    }
+
+    #[test]
+    fn the_key_comes_from_the_environment_and_its_absence_is_explained() {
+        let registry = registry("");
+        let env = |name: &str| (name == "OPENAI_API_KEY").then(|| "sk-env".to_owned());
+        let setup = setup(&registry, "gpt-4o-mini", &env).unwrap();
+        assert_eq!(setup.protocol, Protocol::OpenaiResponses);
+        assert_eq!(setup.endpoint.api_key.as_deref(), Some("sk-env"));
+        assert_eq!(setup.max_tokens, Some(16_384));
+
+        let err = super::setup(&registry, "anthropic/claude-opus-4", &env)
+            .unwrap_err()
+            .to_string();
+        assert_eq!(
+            err,
+            "model `anthropic/claude-opus-4`: no API key for provider `anthropic`: set \
+             ANTHROPIC_API_KEY or `api_key` in [provider.anthropic]"
+        );
+    }
+
+    #[test]
+    fn a_keyless_local_server_needs_no_key() {
+        let registry = registry("[provider.local]\nbase_url = \"http://127.0.0.1:8080/v1\"\n");
+        let setup = setup(&registry, "local/qwen", &|_| None).unwrap();
+        assert_eq!(setup.protocol, Protocol::OpenaiChat);
+        assert_eq!((setup.endpoint.api_key, setup.max_tokens), (None, None));
+        assert_eq!(setup.limits, Limits::default());
+    }
 }

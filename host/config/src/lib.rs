@@ -10,6 +10,7 @@
 //! - [`manifest`]: plugin manifests ([`parse_manifest`], [`Manifest`]).
 //! - [`grant`]: capability names and user grants.
 //! - [`error`]: [`ConfigError`] and its [`Located`] position.
+//! - [`origin`]: [`Origins`], where each key of the merged configuration was set.
 
 mod diagnose;
 pub mod error;
@@ -18,6 +19,7 @@ pub mod load;
 mod locate;
 pub mod manifest;
 mod merge;
+pub mod origin;
 pub mod schema;
 pub mod substitute;
 
@@ -31,6 +33,7 @@ pub use load::{
     project_root,
 };
 pub use manifest::{Capabilities, HookCaps, HookMode, Kind, Limits, Manifest, parse_manifest};
+pub use origin::Origins;
 pub use schema::{
     AgentConfig, AgentMode, CompactionConfig, Config, Cost, ModelConfig, PluginConfig,
     ProviderConfig, ProviderKind, Tokenizer, ToolOutputConfig,

@@ -13,6 +13,7 @@ use std::path::{Path, PathBuf};
 use crate::diagnose::Source;
 use crate::error::ConfigError;
 use crate::merge::merge;
+use crate::origin::Origins;
 use crate::schema::Config;
 use crate::substitute::{EnvLookup, resolve_path, substitute};
 
@@ -30,6 +31,8 @@ pub struct LoadedConfig {
     /// The nearest ancestor of the working directory (itself included) holding
     /// `.git`, `.ward` or `ward.toml`; the working directory if there is none.
     pub project_root: PathBuf,
+    /// Where each key was set, for errors found after layering.
+    pub origins: Origins,
 }
 
 /// Loads the configuration for `cwd` using the process environment.
@@ -50,19 +53,23 @@ pub fn load_with_env(cwd: &Path, env: EnvLookup<'_>) -> Result<LoadedConfig, Con
 
     let mut merged = toml::Table::new();
     let mut sources = Vec::new();
+    let mut origins = Origins::default();
     for file in layer_files(&cwd, &project_root, env) {
         let text = std::fs::read_to_string(&file).map_err(|source| ConfigError::Io {
             file: file.clone(),
             source,
         })?;
         let base_dir = file.parent().unwrap_or(&cwd);
-        merge(&mut merged, layer(&file, &text, base_dir, env)?);
+        merge(
+            &mut merged,
+            layer(&file, &text, base_dir, env, &mut origins)?,
+        );
         sources.push(file);
     }
     if let Some(content) = env(INLINE_SOURCE) {
         merge(
             &mut merged,
-            layer(Path::new(INLINE_SOURCE), &content, &cwd, env)?,
+            layer(Path::new(INLINE_SOURCE), &content, &cwd, env, &mut origins)?,
         );
         sources.push(PathBuf::from(INLINE_SOURCE));
     }
@@ -71,6 +78,7 @@ pub fn load_with_env(cwd: &Path, env: EnvLookup<'_>) -> Result<LoadedConfig, Con
         config: into_config(merged)?,
         sources,
         project_root,
+        origins,
     })
 }
 
@@ -81,7 +89,8 @@ pub fn load_with_env(cwd: &Path, env: EnvLookup<'_>) -> Result<LoadedConfig, Con
 pub fn load_from_str(name: &str, text: &str) -> Result<Config, ConfigError> {
     let env = |name: &str| std::env::var(name).ok();
     let base_dir = std::env::current_dir().unwrap_or_else(|_| PathBuf::from("."));
-    into_config(layer(Path::new(name), text, &base_dir, &env)?)
+    let mut origins = Origins::default();
+    into_config(layer(Path::new(name), text, &base_dir, &env, &mut origins)?)
 }
 
 /// The global configuration directory: `$XDG_CONFIG_HOME/ward`, else
@@ -143,12 +152,14 @@ fn layer_files(cwd: &Path, project_root: &Path, env: EnvLookup<'_>) -> Vec<PathB
 }
 
 /// Substitutes, parses and validates one layer, returning its table with
-/// relative paths made absolute against `base_dir`.
+/// relative paths made absolute against `base_dir`; its keys' locations go
+/// into `origins`.
 fn layer(
     file: &Path,
     text: &str,
     base_dir: &Path,
     env: EnvLookup<'_>,
+    origins: &mut Origins,
 ) -> Result<toml::Table, ConfigError> {
     let substituted = substitute(file, text, base_dir, env)?;
     let source = Source {
@@ -159,6 +170,7 @@ fn layer(
     };
     let mut table = source.parse_table()?;
     source.deserialize::<Config>()?;
+    origins.record(&source);
     resolve_paths(&mut table, base_dir, env);
     Ok(table)
 }

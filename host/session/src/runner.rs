@@ -41,6 +41,8 @@ pub struct ModelSetup {
     pub prices: [f64; 4],
     /// Maximum output tokens to ask for.
     pub max_tokens: Option<u32>,
+    /// The model's token limits (from the model registry), for overflow detection.
+    pub limits: ward_provider::Limits,
 }
 
 /// Everything the loop needs.

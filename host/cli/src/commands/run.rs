@@ -71,7 +71,7 @@ pub async fn run(args: RunArgs) -> Result<ExitCode> {
     let cwd = std::env::current_dir()?;
     let ws = Workspace::open(&cwd)?;
     ws.warn_discovery_errors();
-    let model = crate::model_setup::resolve(&ws.config.config, args.model.as_deref())?;
+    let model = crate::model_setup::resolve(&ws.config, args.model.as_deref())?;
     let store = open_store(true)?;
     let session = match &args.session {
         Some(id) => store

@@ -25,3 +25,28 @@ pub(super) fn fraction<'de, D: Deserializer<'de>>(d: D) -> Result<Option<f64>, D
         )))
     }
 }
+
+/// An optional token count that must be at least 1 (a limit of 0 would make
+/// every request overflow).
+pub(super) fn positive<'de, D: Deserializer<'de>>(d: D) -> Result<Option<u64>, D::Error> {
+    let value = u64::deserialize(d)?;
+    if value > 0 {
+        Ok(Some(value))
+    } else {
+        Err(D::Error::custom(
+            "expected a token count of at least 1, found 0",
+        ))
+    }
+}
+
+/// An optional price: a finite number, zero or more.
+pub(super) fn price<'de, D: Deserializer<'de>>(d: D) -> Result<Option<f64>, D::Error> {
+    let value = f64::deserialize(d)?;
+    if value.is_finite() && value >= 0.0 {
+        Ok(Some(value))
+    } else {
+        Err(D::Error::custom(format!(
+            "expected a price of 0 or more (USD per million tokens), found {value}"
+        )))
+    }
+}

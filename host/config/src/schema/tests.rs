@@ -70,7 +70,7 @@ fn the_documented_example_parses() {
         (qwen.context, qwen.input, qwen.output),
         (Some(32768), Some(30000), Some(4096))
     );
-    assert_eq!(qwen.cost.map(|c| c.output), Some(1.0));
+    assert_eq!(qwen.cost.and_then(|c| c.output), Some(1.0));
     assert_eq!(qwen.tokenizer, Some(Tokenizer::O200k));
     let keys: Vec<_> = config.permission.keys().cloned().collect();
     assert_eq!(keys, ["edit", "bash"]);
@@ -130,7 +130,7 @@ fn unknown_key_in_nested_tables() {
     assert_eq!(
         err("[provider.x]\nbase_url = \"u\"\n  kindd = \"anthropic\"\n"),
         "ward.toml:3:3: unknown key `kindd` in [provider.x] (expected one of: kind, base_url, \
-         api_key, headers, models)"
+         api_key, env, headers, models)"
     );
     assert_eq!(
         err("[provider.x.models.m]\ncost = { input = 1, outptu = 2 }\n"),
@@ -213,6 +213,20 @@ fn value_checks_are_located() {
         err("[plugins.x]\ngrant = [\"fs-read\", \"fs-rd:/tmp\"]\n"),
         "ward.toml:2:21: unknown capability `fs-rd` (expected one of: fs-read, fs-write, net, \
          exec, env, hooks) (plugins.x.grant[1])"
+    );
+    assert_eq!(
+        err("[provider.p.models.m]
+context = 0
+"),
+        "ward.toml:2:11: expected a token count of at least 1, found 0 \
+         (provider.p.models.m.context)"
+    );
+    assert_eq!(
+        err("[provider.p.models.m]
+cost = { input = -1 }
+"),
+        "ward.toml:2:18: expected a price of 0 or more (USD per million tokens), found -1 \
+         (provider.p.models.m.cost.input)"
     );
 }
 
