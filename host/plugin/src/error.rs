@@ -1,4 +1,7 @@
-//! Why a plugin call did not produce a result.
+//! Why a plugin call did not produce a result, and how a trap becomes one of those
+//! reasons.
+
+use wasmtime::Trap;
 
 use crate::bindings::ToolError;
 
@@ -78,6 +81,15 @@ pub enum CallError {
         /// Its limit.
         limit: usize,
     },
+    /// The plugin answered with something the host cannot use, e.g. a hook rewrote a
+    /// tool's arguments into text that is not a JSON object.
+    #[error("plugin `{plugin}` returned an unusable result: {message}")]
+    BadResult {
+        /// The plugin.
+        plugin: String,
+        /// What is wrong with it.
+        message: String,
+    },
     /// The host itself failed (engine set-up).
     #[error("plugin host: {0}")]
     Host(String),
@@ -92,6 +104,49 @@ impl CallError {
                 | CallError::Memory { .. }
                 | CallError::Trap { .. }
                 | CallError::OutputTooLarge { .. }
+                | CallError::BadResult { .. }
         )
+    }
+}
+
+/// Turns the error of a call into `plugin` into the reason the model and user read:
+/// an epoch interrupt is a timeout, a trap after a refused allocation is running out of
+/// memory, anything else a crash.
+pub(crate) fn classify(
+    plugin: &str,
+    limits: &crate::state::CallLimits,
+    err: &wasmtime::Error,
+    memory_refused: bool,
+) -> CallError {
+    let plugin = plugin.to_string();
+    match err.downcast_ref::<Trap>() {
+        Some(Trap::Interrupt) => CallError::Timeout {
+            plugin,
+            ms: u64::try_from(limits.time.as_millis()).unwrap_or(u64::MAX),
+        },
+        _ if memory_refused => CallError::Memory {
+            plugin,
+            mib: limits.memory_bytes >> 20,
+        },
+        Some(Trap::StackOverflow) => CallError::Trap {
+            plugin,
+            message: "stack overflow (unbounded recursion?)".to_string(),
+        },
+        _ => CallError::Trap {
+            plugin,
+            message: trap_message(err),
+        },
+    }
+}
+
+/// The first line of a wasmtime error: the trap's own text, or the error's top cause.
+pub(crate) fn trap_message(err: &wasmtime::Error) -> String {
+    match err.downcast_ref::<Trap>() {
+        Some(t) => t.to_string(),
+        None => format!("{err:#}")
+            .lines()
+            .next()
+            .unwrap_or_default()
+            .to_string(),
     }
 }

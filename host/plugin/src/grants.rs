@@ -2,12 +2,14 @@
 //! with what a person granted.
 //!
 //! A grant is a string from config or the install lock: a bare capability (`fs-read`,
-//! `fs-write`, `net`, `exec`, `env`, or `all`) grants that whole part of the ceiling;
-//! `fs-read:PATH`, `net:HOST`, `exec:PATTERN`, `env:NAME` grant one item, and only if the
-//! ceiling covers it. Only people grant: nothing a plugin or a model says reaches here.
+//! `fs-write`, `net`, `exec`, `env`, `hooks`, or `all`) grants that whole part of the
+//! ceiling; `fs-read:PATH`, `net:HOST`, `exec:PATTERN`, `env:NAME`, `hooks:TOOL-GLOB`
+//! grant one item, and only if the ceiling covers it. Only people grant: nothing a
+//! plugin or a model says reaches here.
 
 use std::path::{Path, PathBuf};
 
+use ward_config::{HookCaps, HookMode};
 use ward_permission::wildcard;
 
 /// What the manifest asks for, with `$WORKSPACE` and `~` resolved.
@@ -23,6 +25,33 @@ pub struct Ceiling {
     pub exec: Vec<String>,
     /// Environment variable names.
     pub env: Vec<String>,
+    /// Which tool calls its hooks may see and whether they may change them.
+    pub hooks: Option<HookCaps>,
+}
+
+/// The hook rights a plugin actually has: the tools whose calls its hooks receive and
+/// whether it may rewrite or block anything.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct HookGrant {
+    /// Tool-name globs granted; a tool must match one of these *and* of `tools_ceiling`.
+    pub tools: Vec<String>,
+    /// The manifest's tool-name globs.
+    pub tools_ceiling: Vec<String>,
+    /// Observe only, or mutate; always the manifest's mode.
+    pub mode: HookMode,
+}
+
+impl HookGrant {
+    /// Whether the hooks may see calls of `tool`.
+    pub fn covers(&self, tool: &str) -> bool {
+        let m = |pats: &[String]| pats.iter().any(|p| wildcard::matches(p, tool));
+        m(&self.tools) && m(&self.tools_ceiling)
+    }
+
+    /// Whether the hooks may rewrite, block or answer (not just observe).
+    pub fn may_mutate(&self) -> bool {
+        self.mode == HookMode::Mutate
+    }
 }
 
 /// The rights a plugin actually has for one project.
@@ -42,6 +71,8 @@ pub struct Effective {
     pub exec_ceiling: Vec<String>,
     /// Environment variables passed through.
     pub env: Vec<String>,
+    /// Hook rights; `None` when `hooks` was not granted, and then no hook is called.
+    pub hooks: Option<HookGrant>,
 }
 
 /// A grant that was ignored, with the reason (shown by `ward plugin list`).
@@ -63,6 +94,7 @@ impl Ceiling {
             net: caps.net.clone(),
             exec: caps.exec.clone(),
             env: caps.env.clone(),
+            hooks: caps.hooks.clone(),
         }
     }
 
@@ -86,15 +118,20 @@ impl Ceiling {
                     eff.net.extend(self.net.iter().cloned());
                     eff.exec.extend(self.exec.iter().cloned());
                     eff.env.extend(self.env.iter().cloned());
-                    Ok(())
+                    // `all` covers hooks only when the manifest asks for them.
+                    match &self.hooks {
+                        Some(h) => grant_hooks(Some(h), None, &mut eff.hooks),
+                        None => Ok(()),
+                    }
                 }
                 "fs-read" => grant_paths(&self.fs_read, item, project, &mut eff.fs_read),
                 "fs-write" => grant_paths(&self.fs_write, item, project, &mut eff.fs_write),
                 "net" => grant_items(&self.net, item, &mut eff.net),
                 "exec" => grant_items(&self.exec, item, &mut eff.exec),
                 "env" => grant_env(&self.env, item, &mut eff.env),
+                "hooks" => grant_hooks(self.hooks.as_ref(), item, &mut eff.hooks),
                 _ => Err(format!(
-                    "unknown capability `{kind}` (expected fs-read, fs-write, net, exec, env or all)"
+                    "unknown capability `{kind}` (expected fs-read, fs-write, net, exec, env, hooks or all)"
                 )),
             };
             if let Err(reason) = outcome {
@@ -238,6 +275,28 @@ fn grant_env(ceiling: &[String], item: Option<&str>, out: &mut Vec<String>) -> R
     }
 }
 
+fn grant_hooks(
+    ceiling: Option<&HookCaps>,
+    item: Option<&str>,
+    out: &mut Option<HookGrant>,
+) -> Result<(), String> {
+    let Some(ceiling) = ceiling else {
+        return Err("the manifest does not ask for `hooks`".to_string());
+    };
+    let grant = out.get_or_insert_with(|| HookGrant {
+        tools: Vec::new(),
+        tools_ceiling: ceiling.tools.clone(),
+        mode: ceiling.mode,
+    });
+    match item {
+        None => grant.tools.extend(ceiling.tools.iter().cloned()),
+        // Whether the glob falls within the ceiling is checked per call: both must match.
+        Some(glob) => grant.tools.push(glob.to_string()),
+    }
+    grant.tools.dedup();
+    Ok(())
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -249,6 +308,7 @@ mod tests {
             net: vec!["https://*.example.com".into(), "api.test".into()],
             exec: vec!["git *".into()],
             env: vec!["TOKEN".into()],
+            hooks: None,
         }
     }
 
@@ -301,5 +361,34 @@ mod tests {
         assert!(net_matches("*.a.org", "https", "x.a.org", 443));
         assert!(!net_matches("*.a.org", "https", "a.org.evil.net", 443));
         assert!(net_matches("*", "https", "anything", 1));
+    }
+
+    #[test]
+    fn hooks_are_granted_within_the_ceiling() {
+        let mut c = ceiling();
+        let (eff, _) = c.grant(&["all".to_string()], Path::new("/p"));
+        assert_eq!(eff.hooks, None, "no hooks asked for, none granted");
+        let (_, ignored) = c.grant(&["hooks".to_string()], Path::new("/p"));
+        assert_eq!(ignored.len(), 1);
+
+        c.hooks = Some(HookCaps {
+            tools: vec!["bash".into(), "edit".into()],
+            mode: HookMode::Mutate,
+        });
+        let (eff, _) = c.grant(&[], Path::new("/p"));
+        assert_eq!(eff.hooks, None, "not granted, not called");
+        let (eff, _) = c.grant(&["hooks".to_string()], Path::new("/p"));
+        let hooks = eff.hooks.expect("granted");
+        assert!(hooks.covers("bash") && hooks.covers("edit") && !hooks.covers("read"));
+        assert!(hooks.may_mutate());
+        // A narrower grant narrows; a wider one is still cut to the ceiling.
+        let (eff, _) = c.grant(
+            &["hooks:bash".to_string(), "hooks:r*".to_string()],
+            Path::new("/p"),
+        );
+        let hooks = eff.hooks.expect("granted");
+        assert!(hooks.covers("bash") && !hooks.covers("edit") && !hooks.covers("read"));
+        let (eff, _) = c.grant(&["all".to_string()], Path::new("/p"));
+        assert!(eff.hooks.expect("all includes hooks").covers("edit"));
     }
 }

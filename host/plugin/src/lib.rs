@@ -6,6 +6,8 @@
 //! directories only, no inherited environment, no sockets), the host imports (`ask`,
 //! `exec`, `http-fetch`, …) with their capability and permission checks, and the
 //! limits (time, memory, output size) that keep a hostile plugin from hurting the host.
+//! Tool plugins are called through [`PluginHost::call`]; hook plugins at the points of
+//! the agent loop through the methods in [`hooks`].
 
 pub mod audit;
 pub mod bindings;
@@ -17,13 +19,20 @@ pub mod error;
 mod exec;
 mod fsguard;
 pub mod grants;
+pub mod hooks;
 mod imports;
+mod load;
+mod meta;
 mod net;
 pub mod runtime;
 pub mod state;
 
 pub use bindings::{CallContext, ToolError, ToolInfo, ToolOutput};
 pub use error::CallError;
+pub use hooks::{
+    CompactingOutcome, HookBlock, HookPoint, HookRegistration, HookVerdict, PermissionRequest,
+    SamplingParams,
+};
 pub use runtime::{HostOptions, MAX_STRIKES, Plugin, PluginHost};
 pub use state::{CallLimits, CallScope, ProgressSink};
 pub mod tool_rules;

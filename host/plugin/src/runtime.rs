@@ -6,25 +6,32 @@
 //! instantiates it into a new `Store`, so nothing leaks between calls or sessions.
 //! Consecutive crashes, timeouts and limit breaches count as strikes; at
 //! [`MAX_STRIKES`] the plugin is disabled with the reason shown in `ward plugin list`.
+//! Tool calls live here; hook calls, which share the loading and the strikes, live in
+//! [`crate::hooks`].
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU32, Ordering};
-use std::sync::{Arc, Mutex};
+use std::sync::{Arc, Mutex, OnceLock};
 use std::time::{Duration, Instant};
 
 use tokio::sync::OnceCell;
-use wasmtime::component::{Component, HasSelf, Linker};
-use wasmtime::{Store, Trap, UpdateDeadline};
+use wasmtime::component::{HasSelf, Linker};
+use wasmtime::{Store, UpdateDeadline};
+
+use ward_config::{HookCaps, Kind};
 
 use crate::audit::{Audit, PluginEvent};
-use crate::bindings::{CallContext, ToolError, ToolInfo, ToolOutput, ToolPlugin, ToolPluginPre};
-use crate::cache::{ArtifactCache, Lookup, artifact_name, sha256_hex};
+use crate::bindings::{CallContext, FullPlugin, ToolError, ToolInfo, ToolOutput};
+use crate::cache::ArtifactCache;
 use crate::discovery::PluginSource;
 use crate::engine::SharedEngine;
+use crate::error::{CallError, classify};
 use crate::grants::{Ceiling, Effective, IgnoredGrant};
+use crate::hooks::{EventQueues, HookRegistration};
+use crate::load::Loaded;
+use crate::meta;
 use crate::state::{CallEnv, CallLimits, CallScope, StoreState};
-use crate::{compat, error::CallError};
 
 /// Consecutive failures after which a plugin is disabled.
 pub const MAX_STRIKES: u32 = 3;
@@ -59,16 +66,13 @@ pub struct Plugin {
     pub ignored_grants: Vec<IgnoredGrant>,
     /// Per-call limits.
     pub limits: CallLimits,
-    loaded: OnceCell<Result<Arc<Loaded>, String>>,
+    pub(crate) loaded: OnceCell<Result<Arc<Loaded>, String>>,
     /// The tool list, once known (from the cache or the component).
-    tools: std::sync::OnceLock<Vec<ToolInfo>>,
+    tools: OnceLock<Vec<ToolInfo>>,
+    /// The hook registration, once known (from the cache or the component).
+    pub(crate) registration: OnceLock<HookRegistration>,
     strikes: AtomicU32,
     disabled: Mutex<Option<String>>,
-}
-
-struct Loaded {
-    pre: ToolPluginPre<StoreState>,
-    tools: Vec<ToolInfo>,
 }
 
 impl Plugin {
@@ -82,6 +86,11 @@ impl Plugin {
         self.disabled.lock().ok().and_then(|d| d.clone())
     }
 
+    /// Whether the manifest says the plugin provides `kind`.
+    pub fn is(&self, kind: Kind) -> bool {
+        self.source.manifest.kinds.contains(&kind)
+    }
+
     fn disable(&self, reason: String) {
         if let Ok(mut d) = self.disabled.lock() {
             *d = Some(reason);
@@ -91,12 +100,13 @@ impl Plugin {
 
 /// Runs plugins for one project.
 pub struct PluginHost {
-    engine: SharedEngine,
-    linker: Linker<StoreState>,
-    cache: Option<ArtifactCache>,
-    audit: Arc<Audit>,
-    project: PathBuf,
+    pub(crate) engine: SharedEngine,
+    pub(crate) linker: Linker<StoreState>,
+    pub(crate) cache: Option<ArtifactCache>,
+    pub(crate) audit: Arc<Audit>,
+    pub(crate) project: PathBuf,
     plugins: Vec<Arc<Plugin>>,
+    pub(crate) events: EventQueues,
 }
 
 impl PluginHost {
@@ -108,7 +118,8 @@ impl PluginHost {
         // WASI as wasmtime-wasi links it, but with the filesystem checked against the
         // permission rules (SPEC §2.3).
         crate::fsguard::add_to_linker(&mut linker).map_err(|e| CallError::Host(e.to_string()))?;
-        ToolPlugin::add_to_linker::<StoreState, HasSelf<StoreState>>(&mut linker, |s| s)
+        // Every world imports the same `host` interface, so one linker serves them all.
+        FullPlugin::add_to_linker::<StoreState, HasSelf<StoreState>>(&mut linker, |s| s)
             .map_err(|e| CallError::Host(e.to_string()))?;
         let cache = options.cache_dir.as_deref().and_then(|dir| {
             ArtifactCache::open(dir)
@@ -129,6 +140,7 @@ impl PluginHost {
             audit,
             project,
             plugins,
+            events: EventQueues::default(),
         })
     }
 
@@ -150,10 +162,14 @@ impl PluginHost {
     /// The tools `plugin` provides, compiling it if needed (or reading its tool list from
     /// the cache, which needs no compile).
     pub async fn tools_of(&self, plugin: &Plugin) -> Result<Vec<ToolInfo>, CallError> {
+        if !plugin.is(Kind::Tool) {
+            return Ok(Vec::new());
+        }
         if let Some(tools) = plugin.tools.get() {
             return Ok(tools.clone());
         }
-        let tools = match self.cached_tools(plugin) {
+        let cached = self.cache.as_ref().and_then(|c| meta::tools(c, plugin));
+        let tools = match cached {
             Some(tools) => tools,
             None => self.load(plugin).await?.tools.clone(),
         };
@@ -216,26 +232,18 @@ impl PluginHost {
             });
         }
         let loaded = self.load(plugin).await?;
-        let context = CallContext {
-            session_id: scope.session_id.clone(),
-            message_id: scope.message_id.clone(),
-            call_id: scope.call_id.clone(),
-            agent: scope.agent.clone(),
-            directory: scope.project.to_string_lossy().into_owned(),
+        let Some(indices) = &loaded.tool else {
+            return Err(CallError::Load {
+                plugin: plugin.name().to_string(),
+                reason: "its manifest does not declare it a tool plugin".to_string(),
+            });
         };
-        let env = Arc::new(CallEnv {
-            plugin: plugin.name().to_string(),
-            caps: plugin.effective.clone(),
-            scope,
-            limits: plugin.limits,
-            deadline: Instant::now() + plugin.limits.time,
-            audit: self.audit.clone(),
-        });
-        let mut store = self.new_store(env.clone());
+        let context = call_context(&scope);
+        let mut store = self.new_store(self.call_env(plugin, scope, plugin.limits.time));
         let outcome = async {
             let instance = loaded.pre.instantiate_async(&mut store).await?;
-            instance
-                .ward_plugin_tool()
+            indices
+                .load(&mut store, &instance)?
                 .call_execute(&mut store, tool, args, &context)
                 .await
         }
@@ -243,13 +251,40 @@ impl PluginHost {
         let result = match outcome {
             Ok(Ok(out)) => check_size(plugin, out),
             Ok(Err(e)) => Err(CallError::Tool(e)),
-            Err(trap) => Err(classify(plugin, &trap, store.data().limits.memory_refused)),
+            Err(trap) => Err(classify(
+                plugin.name(),
+                &plugin.limits,
+                &trap,
+                store.data().limits.memory_refused,
+            )),
         };
-        self.strike(plugin, &result);
+        match &result {
+            Ok(_) | Err(CallError::Tool(_)) => self.clear_strikes(plugin),
+            Err(e) if e.is_plugin_fault() => self.strike(plugin, e),
+            Err(_) => {}
+        }
         result
     }
 
-    fn new_store(&self, env: Arc<CallEnv>) -> Store<StoreState> {
+    /// What one call into `plugin` under `scope` may use, for at most `time`.
+    pub(crate) fn call_env(
+        &self,
+        plugin: &Plugin,
+        scope: CallScope,
+        time: Duration,
+    ) -> Arc<CallEnv> {
+        Arc::new(CallEnv {
+            plugin: plugin.name().to_string(),
+            caps: plugin.effective.clone(),
+            scope,
+            limits: plugin.limits,
+            deadline: Instant::now() + time,
+            audit: self.audit.clone(),
+        })
+    }
+
+    /// A fresh store for one call: the sandbox, the memory limiter and the deadline.
+    pub(crate) fn new_store(&self, env: Arc<CallEnv>) -> Store<StoreState> {
         let deadline = env.deadline;
         let mut store = Store::new(self.engine.engine(), StoreState::new(env));
         store.limiter(|s| &mut s.limits);
@@ -266,166 +301,40 @@ impl PluginHost {
         store
     }
 
-    fn strike(&self, plugin: &Plugin, result: &Result<ToolOutput, CallError>) {
-        match result {
-            Ok(_) | Err(CallError::Tool(_)) => plugin.strikes.store(0, Ordering::Relaxed),
-            Err(e) if e.is_plugin_fault() => {
-                let n = plugin.strikes.fetch_add(1, Ordering::Relaxed) + 1;
-                if n >= MAX_STRIKES {
-                    let reason = format!("disabled after {n} consecutive failures; last: {e}");
-                    self.audit.deny(plugin.name(), "limit", "plugin", &reason);
-                    self.audit.publish(PluginEvent::Failed {
-                        plugin: plugin.name().to_string(),
-                        reason: reason.clone(),
-                    });
-                    plugin.disable(reason);
-                }
-            }
-            Err(_) => {}
-        }
+    /// A call into `plugin` worked: its run of failures is over.
+    pub(crate) fn clear_strikes(&self, plugin: &Plugin) {
+        plugin.strikes.store(0, Ordering::Relaxed);
     }
 
-    fn cached_tools(&self, plugin: &Plugin) -> Option<Vec<ToolInfo>> {
-        let cache = self.cache.as_ref()?;
-        let sha = plugin.source.manifest.sha256.clone().or_else(|| {
-            let bytes = plugin.source.component.load().ok()?;
-            Some(sha256_hex(&bytes))
-        })?;
-        let (_, bytes) = cache.get(&format!("{sha}.tools.json"));
-        serde_json::from_slice::<Vec<ToolMeta>>(&bytes?)
-            .ok()
-            .map(|v| v.into_iter().map(ToolInfo::from).collect())
-    }
-
-    async fn load(&self, plugin: &Plugin) -> Result<Arc<Loaded>, CallError> {
-        let result = plugin
-            .loaded
-            .get_or_init(|| async { self.compile(plugin).await.map(Arc::new) })
-            .await;
-        result.clone().map_err(|reason| CallError::Load {
-            plugin: plugin.name().to_string(),
-            reason,
-        })
-    }
-
-    async fn compile(&self, plugin: &Plugin) -> Result<Loaded, String> {
-        let name = plugin.name();
-        let bytes = plugin
-            .source
-            .component
-            .load()
-            .map_err(|e| format!("cannot read its component: {e}"))?;
-        let sha = sha256_hex(&bytes);
-        if let Some(expected) = &plugin.source.manifest.sha256
-            && !expected.eq_ignore_ascii_case(&sha)
-        {
-            return Err(format!(
-                "{}: component `{}` has sha256 {sha}, but the manifest says {expected}",
-                plugin.source.manifest_path.display(),
-                plugin.source.manifest.component
-            ));
+    /// A call into `plugin` failed through its own fault (`error`); at [`MAX_STRIKES`]
+    /// in a row it is disabled, audited and announced.
+    pub(crate) fn strike(&self, plugin: &Plugin, error: &CallError) {
+        let n = plugin.strikes.fetch_add(1, Ordering::Relaxed) + 1;
+        if n >= MAX_STRIKES && plugin.disabled_reason().is_none() {
+            let reason = format!("disabled after {n} consecutive failures; last: {error}");
+            self.audit.deny(plugin.name(), "limit", "plugin", &reason);
+            self.audit.publish(PluginEvent::Failed {
+                plugin: plugin.name().to_string(),
+                reason: reason.clone(),
+            });
+            plugin.disable(reason);
         }
-        let imports = compat::import_names(&bytes)?;
-        compat::check_imports(&imports, &plugin.ceiling)?;
-
-        let component = self.compile_cached(name, &sha, &bytes).await?;
-        let pre = self
-            .linker
-            .instantiate_pre(&component)
-            .map_err(|e| format!("cannot link: {e}"))?;
-        let pre = ToolPluginPre::new(pre).map_err(|e| {
-            format!("it does not export the `ward:plugin/tool` interface it declares: {e}")
-        })?;
-
-        // The tool list comes from the component itself, once, under the same limits as
-        // any call.
-        let env = Arc::new(CallEnv {
-            plugin: name.to_string(),
-            caps: plugin.effective.clone(),
-            scope: CallScope::detached(&self.project),
-            limits: plugin.limits,
-            deadline: Instant::now() + plugin.limits.time.min(Duration::from_secs(10)),
-            audit: self.audit.clone(),
-        });
-        let mut store = self.new_store(env);
-        let tools = async {
-            let instance = pre.instantiate_async(&mut store).await?;
-            instance
-                .ward_plugin_tool()
-                .call_list_tools(&mut store)
-                .await
-        }
-        .await
-        .map_err(|e| format!("listing its tools failed: {}", trap_message(&e)))?;
-        if let Some(cache) = &self.cache {
-            let meta: Vec<ToolMeta> = tools.iter().map(ToolMeta::from).collect();
-            if let Ok(json) = serde_json::to_vec(&meta) {
-                let _ = cache.put(&format!("{sha}.tools.json"), &json);
-            }
-        }
-        self.audit.publish(PluginEvent::Loaded {
-            plugin: name.to_string(),
-        });
-        Ok(Loaded { pre, tools })
-    }
-
-    async fn compile_cached(
-        &self,
-        name: &str,
-        sha: &str,
-        bytes: &[u8],
-    ) -> Result<Component, String> {
-        let engine = self.engine.engine().clone();
-        let entry = artifact_name(sha, &engine);
-        if let Some(cache) = &self.cache {
-            match cache.get(&entry) {
-                (Lookup::Hit, Some(artifact)) => {
-                    // SAFETY: the artifact's seal verified, so these are bytes this host
-                    // serialized itself with a compatible engine (the entry name includes
-                    // the engine's compatibility hash).
-                    match unsafe { Component::deserialize(&engine, &artifact) } {
-                        Ok(c) => return Ok(c),
-                        Err(e) => tracing::warn!(plugin = name, "cached artifact unusable: {e}"),
-                    }
-                }
-                (Lookup::Rejected, _) => {
-                    tracing::warn!(
-                        plugin = name,
-                        "cached artifact failed its integrity check; recompiling"
-                    );
-                    self.audit
-                        .deny(name, "cache", &entry, "artifact seal mismatch; recompiled");
-                }
-                _ => {}
-            }
-        }
-        let owned = bytes.to_vec();
-        let component = tokio::task::spawn_blocking(move || Component::new(&engine, &owned))
-            .await
-            .map_err(|e| format!("compile task failed: {e}"))?
-            .map_err(|e| format!("cannot compile: {e}"))?;
-        if let Some(cache) = &self.cache {
-            match component.serialize() {
-                Ok(artifact) => {
-                    if let Err(e) = cache.put(&entry, &artifact) {
-                        tracing::warn!(plugin = name, "cannot write the compiled cache: {e}");
-                    }
-                }
-                Err(e) => tracing::warn!(plugin = name, "cannot serialize: {e}"),
-            }
-        }
-        Ok(component)
     }
 }
 
 fn prepare(source: PluginSource, options: &HostOptions) -> Plugin {
     let m = &source.manifest;
-    let ceiling = Ceiling::resolve(&m.capabilities, &options.project);
+    let mut ceiling = Ceiling::resolve(&m.capabilities, &options.project);
     let grants = match options.grants.get(&m.name) {
         Some(g) => g.clone(),
         None if source.origin == crate::discovery::Origin::Builtin => vec!["all".to_string()],
         None => Vec::new(),
     };
+    // A hook plugin that does not say what its hooks may do gets the least: observe
+    // every tool, change nothing.
+    if ceiling.hooks.is_none() && m.kinds.contains(&Kind::Hook) {
+        ceiling.hooks = Some(HookCaps::default());
+    }
     let (effective, ignored_grants) = ceiling.grant(&grants, &options.project);
     let limits = CallLimits {
         memory_bytes: usize::try_from(m.limits.memory_mib.saturating_mul(1 << 20))
@@ -446,7 +355,8 @@ fn prepare(source: PluginSource, options: &HostOptions) -> Plugin {
         ignored_grants,
         limits,
         loaded: OnceCell::new(),
-        tools: std::sync::OnceLock::new(),
+        tools: OnceLock::new(),
+        registration: OnceLock::new(),
         strikes: AtomicU32::new(0),
         disabled: Mutex::new(disabled),
         source,
@@ -465,64 +375,14 @@ fn check_size(plugin: &Plugin, out: ToolOutput) -> Result<ToolOutput, CallError>
     Ok(out)
 }
 
-fn classify(plugin: &Plugin, err: &wasmtime::Error, memory_refused: bool) -> CallError {
-    let name = plugin.name().to_string();
-    match err.downcast_ref::<Trap>() {
-        Some(Trap::Interrupt) => CallError::Timeout {
-            plugin: name,
-            ms: plugin.limits.time.as_millis() as u64,
-        },
-        _ if memory_refused => CallError::Memory {
-            plugin: name,
-            mib: plugin.limits.memory_bytes >> 20,
-        },
-        Some(Trap::StackOverflow) => CallError::Trap {
-            plugin: name,
-            message: "stack overflow (unbounded recursion?)".to_string(),
-        },
-        _ => CallError::Trap {
-            plugin: name,
-            message: trap_message(err),
-        },
-    }
-}
-
-fn trap_message(err: &wasmtime::Error) -> String {
-    match err.downcast_ref::<Trap>() {
-        Some(t) => t.to_string(),
-        None => format!("{err:#}")
-            .lines()
-            .next()
-            .unwrap_or_default()
-            .to_string(),
-    }
-}
-
-/// The serialized form of a [`ToolInfo`] in the metadata cache.
-#[derive(serde::Serialize, serde::Deserialize)]
-struct ToolMeta {
-    name: String,
-    description: String,
-    parameters: String,
-}
-
-impl From<&ToolInfo> for ToolMeta {
-    fn from(t: &ToolInfo) -> Self {
-        ToolMeta {
-            name: t.name.clone(),
-            description: t.description.clone(),
-            parameters: t.parameters.clone(),
-        }
-    }
-}
-
-impl From<ToolMeta> for ToolInfo {
-    fn from(t: ToolMeta) -> Self {
-        ToolInfo {
-            name: t.name,
-            description: t.description,
-            parameters: t.parameters,
-        }
+/// The context a guest sees for a call made under `scope`.
+pub(crate) fn call_context(scope: &CallScope) -> CallContext {
+    CallContext {
+        session_id: scope.session_id.clone(),
+        message_id: scope.message_id.clone(),
+        call_id: scope.call_id.clone(),
+        agent: scope.agent.clone(),
+        directory: scope.project.to_string_lossy().into_owned(),
     }
 }
 

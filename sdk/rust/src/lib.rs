@@ -23,6 +23,10 @@
 //!
 //! ward_sdk::export_tools!(Hello);
 //! ```
+//!
+//! A hook plugin implements [`hooks::Hooks`] — every hook has a default that changes
+//! nothing — and [`export_hooks!`] exports it as the `ward:plugin/hooks` interface. One
+//! component may export both tools and hooks.
 
 /// Raw bindings generated from `wit/ward-plugin.wit` (world `tool-plugin`).
 #[allow(missing_docs, clippy::all)]
@@ -36,6 +40,25 @@ pub mod bindings {
     });
 }
 
+/// Raw bindings for the `hook-plugin` world, sharing the types and host imports of
+/// [`bindings`]: a component exporting both tools and hooks uses both sets, and
+/// `wit-component` unites the two worlds into one component.
+#[allow(missing_docs, clippy::all)]
+pub mod hook_bindings {
+    wit_bindgen::generate!({
+        path: "../../wit",
+        world: "hook-plugin",
+        with: {
+            "ward:plugin/types@0.1.0": crate::bindings::ward::plugin::types,
+            "ward:plugin/host@0.1.0": crate::bindings::ward::plugin::host,
+        },
+        pub_export_macro: true,
+        export_macro_name: "__export_hook_plugin",
+        default_bindings_module: "ward_sdk::hook_bindings",
+    });
+}
+
+pub mod hooks;
 mod host_api;
 mod tool;
 

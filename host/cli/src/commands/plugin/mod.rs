@@ -83,12 +83,8 @@ async fn list() -> Result<ExitCode> {
         println!("  from:      {}", p.source.manifest_path.display());
         let status = match p.disabled_reason() {
             Some(reason) => format!("disabled: {reason}"),
-            None => match ws.host.tools_of(p).await {
-                Ok(tools) => {
-                    let names: Vec<String> = tools.into_iter().map(|t| t.name).collect();
-                    println!("  tools:     {}", names.join(", "));
-                    "ok".to_string()
-                }
+            None => match provided(&ws.host, p).await {
+                Ok(()) => "ok".to_string(),
                 Err(e) => format!("error: {e}"),
             },
         };
@@ -99,6 +95,9 @@ async fn list() -> Result<ExitCode> {
                 .map(|p| p.display().to_string())
                 .collect::<Vec<_>>()
         };
+        let requested_hooks = c.hooks.as_ref().map(|h| hooks_cap(&h.tools, h.mode));
+        // A call needs a match in both the granted and the requested globs.
+        let granted_hooks = e.hooks.as_ref().map(|h| hooks_cap(&h.tools, h.mode));
         println!(
             "  requested: {}",
             caps(
@@ -106,7 +105,8 @@ async fn list() -> Result<ExitCode> {
                 &paths(&c.fs_write),
                 &c.net,
                 &c.exec,
-                &c.env
+                &c.env,
+                requested_hooks.as_deref(),
             )
         );
         println!(
@@ -116,7 +116,8 @@ async fn list() -> Result<ExitCode> {
                 &paths(&e.fs_write),
                 &e.net,
                 &e.exec,
-                &e.env
+                &e.env,
+                granted_hooks.as_deref(),
             )
         );
         for i in &p.ignored_grants {
@@ -130,12 +131,47 @@ async fn list() -> Result<ExitCode> {
     Ok(ExitCode::SUCCESS)
 }
 
+/// Prints the tools and hooks `plugin` provides (loading it if nothing is cached).
+async fn provided(host: &ward_plugin::PluginHost, plugin: &ward_plugin::Plugin) -> Result<()> {
+    if plugin.is(ward_config::Kind::Tool) {
+        let tools = host.tools_of(plugin).await?;
+        let names: Vec<String> = tools.into_iter().map(|t| t.name).collect();
+        println!("  tools:     {}", names.join(", "));
+    }
+    if plugin.is(ward_config::Kind::Hook) {
+        let r = host.hooks_of(plugin).await?;
+        let points: Vec<&str> = r.hooks.iter().map(|h| h.as_str()).collect();
+        let points = if points.is_empty() {
+            "none".to_string()
+        } else {
+            points.join(", ")
+        };
+        let tools = if r.hooks.iter().any(|h| h.is_tool_hook()) {
+            format!(" (tools: {})", r.tools.join(", "))
+        } else {
+            String::new()
+        };
+        println!("  hooks:     {points}{tools}");
+    }
+    Ok(())
+}
+
+/// `hooks [GLOBS] MODE`, e.g. `hooks [bash, edit] mutate`.
+fn hooks_cap(tools: &[String], mode: ward_config::HookMode) -> String {
+    let mode = match mode {
+        ward_config::HookMode::Observe => "observe",
+        ward_config::HookMode::Mutate => "mutate",
+    };
+    format!("[{}] {mode}", tools.join(", "))
+}
+
 fn caps(
     read: &[String],
     write: &[String],
     net: &[String],
     exec: &[String],
     env: &[String],
+    hooks: Option<&str>,
 ) -> String {
     let mut parts = Vec::new();
     for (name, list) in [
@@ -148,6 +184,9 @@ fn caps(
         if !list.is_empty() {
             parts.push(format!("{name} [{}]", list.join(", ")));
         }
+    }
+    if let Some(hooks) = hooks {
+        parts.push(format!("hooks {hooks}"));
     }
     if parts.is_empty() {
         "nothing".to_string()
