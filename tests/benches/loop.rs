@@ -2,19 +2,14 @@
 //! latency, each step a real `bash echo` through the bash component (a real process
 //! spawn) and real SQLite writes, then a final answer. Reports time per step.
 
-use std::sync::Arc;
 use std::time::Duration;
 
 use criterion::{Criterion, criterion_group, criterion_main};
 use serde_json::json;
-use ward_permission::{MemoryApprovals, PermissionEngine};
-use ward_plugin::discovery::{Origin, discover};
-use ward_plugin::{HostOptions, PluginHost};
-use ward_provider::{Endpoint, Protocol};
-use ward_session::{ModelSetup, Runner, ToolBox};
-use ward_store::{Session, SqliteStore, Store};
+use ward_store::Store;
 use ward_tests::Project;
-use ward_tests::llm::{ScriptedLlm, Turn};
+use ward_tests::llm::Turn;
+use ward_tests::rig::LoopRig;
 
 const STEPS: usize = 100;
 
@@ -40,44 +35,8 @@ fn session_of_100_steps(c: &mut Criterion) {
         .expect("runtime");
     let p = Project::new("bench-loop");
     p.install_test_plugin("bash");
-    let (llm, runner, store) = rt.block_on(async {
-        let llm = ScriptedLlm::start(Vec::new()).await;
-        let found = discover(&[], &[(Origin::Project, p.path(".ward/plugins"))]);
-        let options = HostOptions {
-            project: p.root.clone(),
-            cache_dir: Some(p.data.join("cache")),
-            grants: [("bash".to_string(), vec!["exec".to_string()])].into(),
-            ..HostOptions::default()
-        };
-        let host = Arc::new(PluginHost::new(found.plugins, options).expect("host"));
-        let rules = Arc::new(vec![ward_permission::defaults()]);
-        let (tools, failed) = ToolBox::load(host, &rules).await;
-        assert!(failed.is_empty(), "{failed:?}");
-        let store = Arc::new(SqliteStore::open(p.data.join("ward.db")).expect("store"));
-        let (tx, _) = tokio::sync::broadcast::channel(16);
-        let runner = Runner {
-            store: store.clone(),
-            tools,
-            model: ModelSetup {
-                provider: "scripted".into(),
-                model: "m".into(),
-                protocol: Protocol::OpenaiChat,
-                endpoint: Endpoint::new(format!("{}/v1", llm.base_url)),
-                prices: [0.0; 4],
-                max_tokens: None,
-                limits: Default::default(),
-            },
-            client: ward_provider::Client::new(),
-            permissions: PermissionEngine::new(Arc::new(MemoryApprovals::new()), tx),
-            rules,
-            project: p.root.clone(),
-            agent: "build".into(),
-            system: Vec::new(),
-            steps: None,
-            retry: ward_provider::RetryPolicy::default(),
-        };
-        (llm, runner, store)
-    });
+    let rig = rt.block_on(LoopRig::start(&p, &[("bash", &["exec"])]));
+    let (llm, runner, store) = (&rig.llm, &rig.runner, &rig.store);
     let mut g = c.benchmark_group("loop");
     g.sample_size(10).measurement_time(Duration::from_secs(20));
     g.bench_function(
@@ -85,8 +44,7 @@ fn session_of_100_steps(c: &mut Criterion) {
         |b| {
             b.to_async(&rt).iter(|| async {
                 llm.push(script());
-                let session = Session::new(p.root.to_string_lossy(), "build");
-                store.create_session(&session).expect("session");
+                let session = rig.session(&p);
                 let last = runner.prompt(&session, "count to 100").await.expect("loop");
                 assert!(last.finish.is_some());
                 let retries = store

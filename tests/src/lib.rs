@@ -8,6 +8,7 @@ use std::sync::atomic::{AtomicU32, Ordering};
 pub mod harness;
 pub mod http;
 pub mod llm;
+pub mod rig;
 
 include!(concat!(env!("OUT_DIR"), "/test_plugins.rs"));
 
@@ -123,6 +124,20 @@ impl Project {
 }
 
 impl Project {
+    /// [`Project::run`] on a blocking thread, for async tests (whose runtime also hosts
+    /// the scripted LLM server the command talks to).
+    pub async fn run_async(&self, args: &[&str], stdin: &str) -> Run {
+        let project = Project::clone_handle(self);
+        let args: Vec<String> = args.iter().map(|s| s.to_string()).collect();
+        let stdin = stdin.to_string();
+        tokio::task::spawn_blocking(move || {
+            let refs: Vec<&str> = args.iter().map(String::as_str).collect();
+            project.run(&refs, &stdin)
+        })
+        .await
+        .expect("ward task")
+    }
+
     /// A second handle on the same directories that does not delete them when dropped,
     /// for running `ward` on a blocking thread while the test keeps the project.
     pub fn clone_handle(p: &Project) -> Project {

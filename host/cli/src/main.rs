@@ -3,6 +3,7 @@
 mod builtins;
 mod commands;
 mod model_setup;
+mod printer;
 mod prompt;
 mod setup;
 mod system_prompt;
@@ -15,9 +16,13 @@ use clap::{Parser, Subcommand};
 /// WebAssembly components.
 #[derive(Parser)]
 #[command(name = "ward", version, about)]
+#[command(args_conflicts_with_subcommands = true)]
 struct Cli {
     #[command(subcommand)]
     command: Option<Command>,
+    /// Without a command: the interactive mode, one session across prompts.
+    #[command(flatten)]
+    chat: commands::chat::ChatArgs,
 }
 
 #[derive(Subcommand)]
@@ -75,11 +80,7 @@ fn main() -> ExitCode {
             Some(Command::Plugin { command }) => commands::plugin::run(command).await,
             Some(Command::Permission { command }) => commands::permission::run(command),
             Some(Command::Models(args)) => commands::models::run(args),
-            None => {
-                use clap::CommandFactory;
-                Cli::command().print_help()?;
-                Ok(ExitCode::SUCCESS)
-            }
+            None => commands::chat::run(cli.chat).await,
         }
     });
     match result {

@@ -6,7 +6,7 @@
 use std::io::{BufRead, Write};
 
 use tokio::sync::broadcast;
-use ward_permission::{PermissionEngine, PermissionEvent, Reply};
+use ward_permission::{AskRequest, PermissionEngine, PermissionEvent, Reply};
 
 /// Answers asks published on `events` until the channel closes.
 pub fn spawn_answerer(
@@ -27,11 +27,7 @@ pub fn spawn_answerer(
             let reply = if yes {
                 Reply::Once
             } else {
-                let question = format!(
-                    "Allow {} for {}? [y]es once / [a]lways / [n]o (feedback after n): ",
-                    request.permission,
-                    request.patterns.join(", ")
-                );
+                let question = question(&request);
                 tokio::task::spawn_blocking(move || ask_line(&question))
                     .await
                     .unwrap_or(Reply::Reject { feedback: None })
@@ -40,6 +36,15 @@ pub fn spawn_answerer(
             let _ = engine.reply(&id, reply);
         }
     })
+}
+
+/// The question put to the user for one ask.
+pub fn question(request: &AskRequest) -> String {
+    format!(
+        "Allow {} for {}? [y]es once / [a]lways / [n]o (feedback after n): ",
+        request.permission,
+        request.patterns.join(", ")
+    )
 }
 
 fn ask_line(question: &str) -> Reply {

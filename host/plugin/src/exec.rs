@@ -21,6 +21,9 @@ use crate::state::CallEnv;
 
 const DEFAULT_TIMEOUT_MS: u32 = 120_000;
 /// Variables every process inherits; everything else must be granted with `env`.
+/// The shell every `exec` runs under.
+const SHELL: &str = "/bin/sh";
+
 const BASE_ENV: &[&str] = &["PATH", "HOME", "LANG", "LC_ALL", "TERM", "TMPDIR", "USER"];
 
 pub(crate) async fn run(env: Arc<CallEnv>, req: ExecRequest) -> Result<ExecOutput, String> {
@@ -89,7 +92,11 @@ async fn check(
 }
 
 async fn spawn(env: &CallEnv, req: &ExecRequest, workdir: PathBuf) -> Result<ExecOutput, String> {
-    let mut cmd = Command::new("sh");
+    // An absolute program path matters for speed: with a bare name and a PATH set in the
+    // child's environment, std falls back from posix_spawn (vfork) to fork, whose page-table
+    // copy grows with the host's address space (the wasm instance pool) — 7 ms a spawn and
+    // rising in a long-lived process.
+    let mut cmd = Command::new(SHELL);
     cmd.arg("-c")
         .arg(&req.command)
         .current_dir(&workdir)
@@ -126,6 +133,7 @@ async fn spawn(env: &CallEnv, req: &ExecRequest, workdir: PathBuf) -> Result<Exe
             let _ = stdin.write_all(input.as_bytes()).await;
         });
     }
+    let mut group = GroupKill(child.id());
     let cap = env.limits.output_bytes;
     let out = tokio::spawn(read_tail(child.stdout.take(), cap));
     let err = tokio::spawn(read_tail(child.stderr.take(), cap));
@@ -136,9 +144,14 @@ async fn spawn(env: &CallEnv, req: &ExecRequest, workdir: PathBuf) -> Result<Exe
     let asked = Duration::from_millis(u64::from(req.timeout_ms.unwrap_or(DEFAULT_TIMEOUT_MS)));
     let timeout = asked.min(remaining);
     let (exit_code, timed_out) = match tokio::time::timeout(timeout, child.wait()).await {
-        Ok(Ok(status)) => (status.code(), false),
+        Ok(Ok(status)) => {
+            group.0 = None;
+            (status.code(), false)
+        }
         Ok(Err(e)) => return Err(format!("waiting for `{}`: {e}", req.command)),
         Err(_) => {
+            // Disarmed first: once reaped, the pid may belong to someone else.
+            group.0 = None;
             kill_tree(&mut child).await;
             (None, true)
         }
@@ -152,6 +165,23 @@ async fn spawn(env: &CallEnv, req: &ExecRequest, workdir: PathBuf) -> Result<Exe
         timed_out,
         truncated: t1 || t2,
     })
+}
+
+/// Kills the child's process group when dropped while the child still runs: an
+/// aborted session drops the tool call mid-`wait`, and `kill_on_drop` alone would leave
+/// the shell's children running.
+struct GroupKill(Option<u32>);
+
+impl Drop for GroupKill {
+    fn drop(&mut self) {
+        #[cfg(unix)]
+        if let Some(pid) = self.0 {
+            // SAFETY: kill(2) with a negative pid has no memory-safety preconditions.
+            unsafe {
+                libc::kill(-(pid as i32), libc::SIGKILL);
+            }
+        }
+    }
 }
 
 async fn kill_tree(child: &mut tokio::process::Child) {

@@ -3,27 +3,85 @@
 //! The conversion is where history is made safe to send: every tool call gets a result
 //! (one left pending or running by a crash or an abort becomes an "interrupted" error),
 //! assistant messages that failed with nothing to show are skipped, and messages that
-//! hold nothing but bookkeeping parts are dropped.
+//! hold nothing but bookkeeping parts are dropped. User text that arrived while the
+//! loop was running is wrapped as a `<system-reminder>` interjection.
+//!
+//! [`History`] keeps the loaded messages between steps: each step re-reads only the
+//! last message it had and what came after, so a long session does not pay for its
+//! whole history on every step.
 
 use serde_json::Value;
 use ward_provider::{AssistantPart, Message as Wire, ToolCall, ToolResult, UserPart};
-use ward_store::{Message, MessageInfo, PartKind, ToolState};
+use ward_store::{Message, MessageInfo, PartKind, Store, ToolState};
+
+use crate::reminders::mid_run_message;
+
+/// The history a loop sends, from the last compaction point on, cached between steps.
+///
+/// Only the loop that owns the cache changes messages other than the newest, so
+/// everything before the last cached message stays valid; a new compaction point
+/// (or [`History::invalidate`], for a loop that rewrites older parts) reloads it all.
+#[derive(Debug, Default)]
+pub struct History {
+    point: Option<String>,
+    messages: Vec<Message>,
+}
+
+impl History {
+    /// The current messages, oldest first.
+    pub fn load(&mut self, store: &dyn Store, session_id: &str) -> ward_store::Result<&[Message]> {
+        let point = store.compaction(session_id)?.map(|p| p.from_message_id);
+        if point != self.point {
+            self.point = point;
+            self.messages.clear();
+        }
+        let since = match self.messages.pop() {
+            Some(last) => Some(last.info.id().to_string()),
+            None => self.point.clone(),
+        };
+        self.messages
+            .extend(store.messages(session_id, since.as_deref())?);
+        Ok(&self.messages)
+    }
+
+    /// Forgets the cache; the next load reads everything again.
+    pub fn invalidate(&mut self) {
+        self.messages.clear();
+    }
+}
 
 /// The text sent for a tool call that never finished.
 pub const INTERRUPTED: &str = "[Tool execution was interrupted]";
 
-/// Converts stored messages (oldest first) into provider messages.
-pub fn to_wire(messages: &[Message]) -> Vec<Wire> {
+/// Converts stored messages (oldest first) into provider messages. With `mid_run`
+/// (from the loop's second step on), user text newer than the last finished assistant
+/// message arrived while the loop was working and is wrapped as an interjection.
+pub fn to_wire(messages: &[Message], mid_run: bool) -> Vec<Wire> {
+    let late_from = if mid_run {
+        messages
+            .iter()
+            .rposition(
+                |m| matches!(&m.info, MessageInfo::Assistant(a) if a.time.completed.is_some()),
+            )
+            .map_or(usize::MAX, |i| i + 1)
+    } else {
+        usize::MAX
+    };
     let mut out = Vec::new();
-    for m in messages {
+    for (index, m) in messages.iter().enumerate() {
         match &m.info {
             MessageInfo::User(_) => {
+                let late = index >= late_from;
                 let content: Vec<UserPart> = m
                     .parts
                     .iter()
                     .filter_map(|p| match &p.kind {
                         PartKind::Text(t) if !t.ignored => Some(UserPart::Text {
-                            text: t.text.clone(),
+                            text: if late && !t.synthetic {
+                                mid_run_message(&t.text)
+                            } else {
+                                t.text.clone()
+                            },
                         }),
                         PartKind::File(f) => Some(UserPart::File {
                             mime: f.mime.clone(),

@@ -2,13 +2,17 @@
 //! model's final answer — history in, streamed reply out, tool calls through the plugin
 //! runtime, retries, the step limit — and records every part in the store as it goes.
 
+pub mod active;
+mod call;
 pub mod doom;
 pub mod history;
 pub mod reminders;
 pub mod repair;
 pub mod runner;
 pub mod step;
+mod steps;
 pub mod tools;
 
-pub use runner::{LoopError, ModelSetup, Runner};
+pub use active::ActiveLoops;
+pub use runner::{LoopError, ModelSetup, Runner, TOOL_ABORTED};
 pub use tools::{ToolBox, ToolSuccess};

@@ -1,30 +1,26 @@
-//! The loop for one prompt: persist the user's message, then step — call the model,
-//! stream its reply into parts, run the tool calls it made, record the step — until the
-//! model finishes for a reason other than tool calls, the step limit is reached, or an
-//! error ends it. Retryable provider errors are retried with the policy's delays;
-//! whatever a failed attempt wrote is removed first, so nothing is duplicated.
+//! The loop for one session: a prompt persists the user's message, then either starts
+//! the session's loop or joins the one already running (one loop per session, SPEC
+//! §4). The loop steps until the model finishes for a reason other than tool calls,
+//! the step limit is reached, an error ends it, or [`Runner::abort`] cancels it — which
+//! drops the model stream and any running tool (killing its processes) and closes the
+//! assistant message as aborted.
 
 use std::path::PathBuf;
-use std::sync::{Arc, Mutex};
-use std::time::Duration;
+use std::sync::Arc;
 
-use serde_json::Value;
-use ward_permission::{PermissionEngine, PermissionError, Ruleset};
-use ward_plugin::CallScope;
-use ward_provider::{
-    ChatRequest, Client, Endpoint, FinishReason, Message as Wire, Protocol, RetryPolicy,
-    SystemBlock, UserPart,
-};
+use ward_permission::{PermissionEngine, Ruleset};
+use ward_provider::{Client, Endpoint, FinishReason, Protocol, RetryPolicy, SystemBlock};
 use ward_store::{
-    AssistantMessage, CacheTokens, CompletedTime, ErrorTime, MessageError, MessageInfo, ModelRef,
-    Part, PartKind, RetryTime, RunningTime, Session, SessionStatus, Store, TextPart, Tokens,
-    ToolPart, ToolState, UserMessage,
+    ABORTED_ERROR, AssistantMessage, ErrorTime, MessageError, MessageInfo, ModelRef, Part,
+    PartKind, Session, SessionStatus, Store, TextPart, ToolState, UserMessage,
 };
 
-use crate::history::to_wire;
-use crate::reminders::MAX_STEPS;
-use crate::step::{self, StepTarget};
+use crate::active::{ActiveLoops, Entry, Lease, SharedOutcome};
+use crate::history::History;
 use crate::tools::ToolBox;
+
+/// The error of a tool call that was running when its loop was aborted.
+pub const TOOL_ABORTED: &str = "Tool execution was aborted";
 
 /// The model a runner talks to.
 #[derive(Clone, Debug)]
@@ -69,6 +65,8 @@ pub struct Runner {
     pub steps: Option<u32>,
     /// Retry policy for provider errors.
     pub retry: RetryPolicy,
+    /// The sessions with a loop running; `ActiveLoops::default()` for a new runner.
+    pub loops: ActiveLoops,
 }
 
 /// Why a prompt ended badly.
@@ -80,11 +78,32 @@ pub enum LoopError {
     /// The provider failed and retrying did not help (or could not).
     #[error("{0}")]
     Provider(#[from] ward_provider::ProviderError),
+    /// [`Runner::abort`] cancelled the loop.
+    #[error("aborted")]
+    Aborted,
+    /// The prompt joined a running loop, which failed.
+    #[error("{0}")]
+    Joined(Arc<LoopError>),
+    /// The prompt joined a running loop whose task ended without an outcome.
+    #[error("the session's loop ended without an answer")]
+    Vanished,
+}
+
+/// What one loop carries from step to step, and across a hand-over to a prompt that
+/// joined as it was about to stop.
+pub(crate) struct LoopState {
+    pub(crate) lease: Lease,
+    pub(crate) history: History,
+    /// Steps taken so far (the step limit counts them).
+    pub(crate) steps: u32,
+    /// The assistant message being filled, to close if the loop is aborted.
+    pub(crate) current: Option<AssistantMessage>,
 }
 
 impl Runner {
-    /// Runs `text` as a new user message in `session` to the end of the loop and returns
-    /// the last assistant message.
+    /// Sends `text` to `session` and returns the last assistant message once the
+    /// session's loop is done. If the session is busy the message joins the running loop
+    /// (which sees it on its next step) and this waits for that loop's outcome.
     pub async fn prompt(
         &self,
         session: &Session,
@@ -101,231 +120,102 @@ impl Runner {
                 ..TextPart::default()
             }),
         ))?;
-        self.status(session, SessionStatus::Busy);
-        let outcome = self.steps_until_done(session, &user).await;
-        self.status(session, SessionStatus::Idle);
-        let _ = self.store.flush();
-        outcome
+        match self.loops.start_or_join(&session.id) {
+            Entry::Joined(mut done) => loop {
+                if let Some(outcome) = done.borrow_and_update().clone() {
+                    return outcome.map_err(LoopError::Joined);
+                }
+                if done.changed().await.is_err() {
+                    return Err(LoopError::Vanished);
+                }
+            },
+            Entry::Started(lease) => {
+                let state = LoopState {
+                    lease,
+                    history: History::default(),
+                    steps: 0,
+                    current: None,
+                };
+                self.drive(session, &user, state).await
+            }
+        }
     }
 
-    async fn steps_until_done(
+    /// Cancels `session_id`'s running loop; `false` if it was idle.
+    pub fn abort(&self, session_id: &str) -> bool {
+        self.loops.abort(session_id)
+    }
+
+    async fn drive(
         &self,
         session: &Session,
         user: &UserMessage,
+        mut state: LoopState,
     ) -> Result<AssistantMessage, LoopError> {
-        let mut step_no = 0u32;
-        loop {
-            step_no += 1;
-            let last = self.steps.is_some_and(|max| step_no >= max);
-            let mut messages = to_wire(&self.store.messages_since_compaction(&session.id)?);
-            if last {
-                messages.push(Wire::User {
-                    content: vec![UserPart::Text {
-                        text: MAX_STEPS.to_string(),
-                    }],
-                });
-            }
-            let request = ChatRequest {
-                model: self.model.model.clone(),
-                system: self.system.clone(),
-                messages,
-                tools: if last { Vec::new() } else { self.tools.specs() },
-                max_tokens: self.model.max_tokens,
-                options: Value::Null,
-                ..ChatRequest::default()
+        self.status(session, SessionStatus::Busy);
+        let outcome = loop {
+            let cancel = state.lease.cancelled().clone();
+            let stepped = tokio::select! {
+                r = self.steps_until_done(session, user, &mut state) => Some(r),
+                () = cancel.cancelled() => None,
             };
-            let mut assistant = AssistantMessage::new(user);
-            self.store
-                .put_message(&MessageInfo::Assistant(assistant.clone()))?;
-            self.store
-                .put_part(&Part::new(&session.id, &assistant.id, PartKind::StepStart))?;
-
-            let output = match self
-                .stream_with_retries(session, &assistant, &request)
-                .await
-            {
-                Ok(o) => o,
-                Err(e) => {
-                    assistant.error = Some(MessageError::new("ProviderError", e.to_string()));
-                    assistant.time.completed = Some(now());
-                    self.store.put_message(&MessageInfo::Assistant(assistant))?;
-                    return Err(e.into());
+            let outcome: SharedOutcome = match stepped {
+                Some(r) => r.map_err(Arc::new),
+                None => {
+                    self.close_aborted(state.current.take());
+                    Err(Arc::new(LoopError::Aborted))
                 }
             };
-
-            let mut previous: Vec<(String, Value)> = Vec::new();
-            let mut rejected = false;
-            for call in &output.calls {
-                rejected |= self.run_call(session, &assistant, call, &previous).await?;
-                previous.push((
-                    call.name.clone(),
-                    serde_json::from_str(&call.arguments).unwrap_or(Value::Null),
-                ));
+            match state.lease.finish(outcome) {
+                Ok(outcome) => break outcome,
+                Err(lease) => state.lease = lease,
             }
+        };
+        self.status(session, SessionStatus::Idle);
+        let _ = self.store.flush();
+        // This task holds the only other reference once joiners have their clones.
+        outcome.map_err(|e| Arc::try_unwrap(e).unwrap_or_else(LoopError::Joined))
+    }
 
-            let tokens = Tokens {
-                input: output.usage.input,
-                output: output.usage.output,
-                reasoning: output.usage.reasoning,
-                cache: CacheTokens {
-                    read: output.usage.cache_read,
-                    write: output.usage.cache_write,
-                },
+    /// Closes the message an aborted step was filling: unfinished tool calls get the
+    /// aborted error (so the model sees a result for each), the message the aborted one.
+    fn close_aborted(&self, assistant: Option<AssistantMessage>) {
+        let Some(mut assistant) = assistant else {
+            return;
+        };
+        let end = now();
+        let parts = self
+            .store
+            .messages(&assistant.session_id, Some(&assistant.id))
+            .ok()
+            .and_then(|ms| ms.into_iter().find(|m| m.info.id() == assistant.id))
+            .map(|m| m.parts)
+            .unwrap_or_default();
+        for mut part in parts {
+            let PartKind::Tool(tool) = &mut part.kind else {
+                continue;
             };
-            let cost = self.cost(&output.usage);
-            let finish = finish_reason(output.finish);
-            self.store.put_part(&Part::new(
-                &session.id,
-                &assistant.id,
-                PartKind::StepFinish {
-                    reason: finish,
-                    tokens,
-                    cost,
-                },
-            ))?;
-            assistant.finish = Some(finish);
-            assistant.tokens = tokens;
-            assistant.cost = cost;
-            assistant.time.completed = Some(now());
-            self.store
-                .put_message(&MessageInfo::Assistant(assistant.clone()))?;
-            self.store.add_usage(&session.id, tokens, cost)?;
-
-            // A plain rejection (no feedback) means "stop"; with feedback the model goes on.
-            let more = output.finish == FinishReason::ToolCalls && !output.calls.is_empty();
-            if !more || last || rejected {
-                return Ok(assistant);
-            }
-        }
-    }
-
-    async fn stream_with_retries(
-        &self,
-        session: &Session,
-        assistant: &AssistantMessage,
-        request: &ChatRequest,
-    ) -> Result<step::StepOutput, ward_provider::ProviderError> {
-        let target = StepTarget {
-            store: self.store.as_ref(),
-            session_id: &session.id,
-            message_id: &assistant.id,
-        };
-        let mut attempt = 1u32;
-        loop {
-            match step::run(
-                &self.client,
-                self.model.protocol,
-                &self.model.endpoint,
-                request,
-                &target,
-            )
-            .await
-            {
-                Ok(out) => return Ok(out),
-                Err((error, written)) => {
-                    // Whatever the failed attempt streamed goes; the retry streams it again.
-                    for part in written {
-                        let _ = self.store.remove_part(&session.id, &assistant.id, &part);
-                    }
-                    let delay = match self.retry.delay(attempt, &error) {
-                        Some(d) if attempt < self.retry.max_attempts => d,
-                        _ => return Err(error),
-                    };
-                    let _ = self.store.put_part(&Part::new(
-                        &session.id,
-                        &assistant.id,
-                        PartKind::Retry {
-                            attempt,
-                            error: MessageError::new("ProviderError", error.to_string()),
-                            time: RetryTime { created: now() },
-                        },
-                    ));
-                    self.status(
-                        session,
-                        SessionStatus::Retry {
-                            attempt,
-                            next: now() + delay.as_millis() as i64,
-                            message: error.to_string(),
-                        },
-                    );
-                    tokio::time::sleep(delay.min(Duration::from_secs(60))).await;
-                    self.status(session, SessionStatus::Busy);
-                    attempt += 1;
-                }
-            }
-        }
-    }
-
-    async fn run_call(
-        &self,
-        session: &Session,
-        assistant: &AssistantMessage,
-        call: &step::Call,
-        previous: &[(String, Value)],
-    ) -> Result<bool, LoopError> {
-        let input: Value = serde_json::from_str(&call.arguments).unwrap_or(Value::Null);
-        let start = now();
-        let mut part = call.part.clone();
-        part.kind = PartKind::Tool(ToolPart {
-            call_id: call.id.clone(),
-            tool: call.name.clone(),
-            state: ToolState::Running {
-                input: input.clone(),
-                title: None,
-                metadata: None,
-                time: RunningTime { start },
-            },
-        });
-        self.store.put_part(&part)?;
-        let scope = CallScope {
-            session_id: session.id.clone(),
-            message_id: assistant.id.clone(),
-            call_id: call.id.clone(),
-            agent: self.agent.clone(),
-            project: self.project.clone(),
-            rules: self.rules.clone(),
-            permissions: self.permissions.clone(),
-            progress: None,
-            approved: Arc::new(Mutex::new(Vec::new())),
-        };
-        let mut rejected = false;
-        let state = match self
-            .tools
-            .execute(&call.name, &call.arguments, scope, previous)
-            .await
-        {
-            Ok(ok) => ToolState::Completed {
+            let (input, start) = match &tool.state {
+                ToolState::Pending { input } => (input.clone(), end),
+                ToolState::Running { input, time, .. } => (input.clone(), time.start),
+                _ => continue,
+            };
+            tool.state = ToolState::Error {
                 input,
-                output: ok.output,
-                title: ok.title,
-                metadata: ok.metadata,
-                time: CompletedTime {
-                    start,
-                    end: now(),
-                    compacted: None,
-                },
-            },
-            Err(error) => {
-                rejected = error
-                    .contains(&PermissionError::Rejected { feedback: None }.to_string())
-                    && !error.contains("Feedback:");
-                ToolState::Error {
-                    input,
-                    error,
-                    time: ErrorTime { start, end: now() },
-                }
-            }
-        };
-        part.kind = PartKind::Tool(ToolPart {
-            call_id: call.id.clone(),
-            tool: call.name.clone(),
-            state,
-        });
-        self.store.put_part(&part)?;
-        Ok(rejected)
+                error: TOOL_ABORTED.to_string(),
+                time: ErrorTime { start, end },
+            };
+            let _ = self.store.put_part(&part);
+        }
+        assistant.error = Some(MessageError::new(
+            ABORTED_ERROR,
+            "The operation was aborted.",
+        ));
+        assistant.time.completed = Some(end);
+        let _ = self.store.put_message(&MessageInfo::Assistant(assistant));
     }
 
-    fn cost(&self, u: &ward_provider::Usage) -> f64 {
+    pub(crate) fn cost(&self, u: &ward_provider::Usage) -> f64 {
         let [input, output, read, write] = self.model.prices;
         (u.input as f64 * input
             + u.output as f64 * output
@@ -334,7 +224,7 @@ impl Runner {
             / 1_000_000.0
     }
 
-    fn status(&self, session: &Session, status: SessionStatus) {
+    pub(crate) fn status(&self, session: &Session, status: SessionStatus) {
         self.store.bus().publish(ward_store::Event::SessionStatus {
             session_id: session.id.clone(),
             status,
@@ -342,7 +232,7 @@ impl Runner {
     }
 }
 
-fn finish_reason(f: FinishReason) -> ward_store::FinishReason {
+pub(crate) fn finish_reason(f: FinishReason) -> ward_store::FinishReason {
     match f {
         FinishReason::Stop => ward_store::FinishReason::Stop,
         FinishReason::ToolCalls => ward_store::FinishReason::ToolCalls,
@@ -352,7 +242,7 @@ fn finish_reason(f: FinishReason) -> ward_store::FinishReason {
     }
 }
 
-fn now() -> i64 {
+pub(crate) fn now() -> i64 {
     std::time::SystemTime::now()
         .duration_since(std::time::UNIX_EPOCH)
         .map_or(0, |d| d.as_millis() as i64)

@@ -1,6 +1,8 @@
 //! The tools a session offers the model, and running one call the way the loop does:
 //! name repair (else the `invalid` answer), argument parsing, the doom-loop check, the
-//! permission rules (asking through the session's engine), then the sandboxed call.
+//! `tool.execute.before` hooks (which may rewrite or block), the permission rules
+//! (asking through the session's engine), the sandboxed call, then the
+//! `tool.execute.after` hooks.
 //! `ward tool call` uses the same path, so a tool behaves the same from the CLI.
 
 use std::sync::Arc;
@@ -105,6 +107,18 @@ impl ToolBox {
                 .await
                 .map_err(|e| e.to_string())?;
         }
+        // Hooks see the call before the rules do, so what is checked — and what the
+        // user is asked about — is what will actually run, rewrites included.
+        let hooked = self
+            .host
+            .tool_execute_before(&tool, &args.to_string(), &scope)
+            .await
+            .map_err(|e| e.to_string())?;
+        let args: Value = serde_json::from_str(&hooked).map_err(|e| {
+            format!(
+                "a tool.execute.before hook rewrote `{tool}`'s arguments into invalid JSON ({e})"
+            )
+        })?;
         for need in tool_rules::needs(&tool, &args, &scope.project) {
             scope
                 .check(&need.permission, need.patterns, need.always, args.clone())
@@ -116,11 +130,16 @@ impl ToolBox {
             .iter()
             .find(|(_, t)| t.name == tool)
             .ok_or_else(|| format!("unknown tool `{tool}`"))?;
+        let args = args.to_string();
         let out = self
             .host
-            .call(plugin, &tool, &args.to_string(), scope)
+            .call(plugin, &tool, &args, scope.clone())
             .await
             .map_err(|e| e.to_string())?;
+        let out = self
+            .host
+            .tool_execute_after(&tool, &args, out, &scope)
+            .await;
         Ok(ToolSuccess {
             title: out.title,
             output: out.output,

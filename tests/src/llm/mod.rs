@@ -143,6 +143,18 @@ pub struct ScriptedLlm {
 }
 
 impl ScriptedLlm {
+    /// Writes `p`'s `ward.toml` so its model is `scripted/test-model` on this server,
+    /// spoken with provider `kind` (`openai-compatible`, `openai`, `anthropic`).
+    pub fn configure(&self, p: &crate::Project, kind: &str) {
+        p.write(
+            "ward.toml",
+            &format!(
+                "model = \"scripted/test-model\"\n[provider.scripted]\nkind = \"{kind}\"\nbase_url = \"{}/v1\"\napi_key = \"test-key\"\n[provider.scripted.models.test-model]\noutput = 1024\n",
+                self.base_url
+            ),
+        );
+    }
+
     /// Starts a server that answers requests with `turns`, in order. Requests beyond the
     /// script get a 500 saying so.
     pub async fn start(turns: Vec<Turn>) -> ScriptedLlm {

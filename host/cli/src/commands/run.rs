@@ -1,51 +1,51 @@
 //! `ward run "prompt"`: one prompt through the agent loop, streaming the answer and the
 //! tool calls to the terminal (or, with `--format json`, every event as a JSON line).
 
-use std::io::Write;
 use std::process::ExitCode;
 use std::sync::Arc;
 
 use anyhow::{Context, Result};
-use clap::{Args, ValueEnum};
+use clap::Args;
+use tokio::sync::broadcast;
+use ward_permission::PermissionEvent;
 use ward_session::{Runner, ToolBox};
-use ward_store::{Event, PartKind, Session, SqliteStore, Store, ToolState};
+use ward_store::{Session, SqliteStore, Store};
 
+use crate::printer::{Format, Printer};
 use crate::prompt::spawn_answerer;
 use crate::setup::{Workspace, permission_engine};
 
-/// How `ward run` prints.
-#[derive(Clone, Copy, ValueEnum, PartialEq, Eq)]
-pub enum Format {
-    /// The answer as text; tool calls as one line each on standard error.
-    Text,
-    /// Every event as one JSON object per line.
-    Json,
-}
-
-/// `ward run` arguments.
-#[derive(Args)]
-pub struct RunArgs {
+/// What every command that runs the loop takes.
+#[derive(Args, Clone)]
+pub struct LoopArgs {
     /// The agent.
     #[arg(long, default_value = "build")]
     pub agent: String,
     /// `provider/model`; default: `model` from ward.toml.
     #[arg(long)]
     pub model: Option<String>,
-    /// Output format.
-    #[arg(long, value_enum, default_value = "text")]
-    pub format: Format,
     /// Continue this session instead of starting a new one.
     #[arg(long)]
     pub session: Option<String>,
     /// Answer every permission question with "yes, once".
     #[arg(long)]
     pub yes: bool,
-    /// At most this many model calls.
+    /// At most this many model calls per prompt.
     #[arg(long)]
     pub steps: Option<u32>,
     /// Attempts per model call before a retryable error is given up on (default 8).
     #[arg(long)]
     pub max_retries: Option<u32>,
+}
+
+/// `ward run` arguments.
+#[derive(Args)]
+pub struct RunArgs {
+    #[command(flatten)]
+    pub common: LoopArgs,
+    /// Output format.
+    #[arg(long, value_enum, default_value = "text")]
+    pub format: Format,
     /// The prompt.
     pub prompt: String,
 }
@@ -66,54 +66,92 @@ pub fn open_store(recover: bool) -> Result<Arc<SqliteStore>> {
     )?))
 }
 
+/// A loop ready to take prompts in one session, for `ward run` and the interactive mode.
+pub struct CliLoop {
+    /// The store.
+    pub store: Arc<SqliteStore>,
+    /// The session prompts go to.
+    pub session: Session,
+    /// The runner.
+    pub runner: Arc<Runner>,
+    /// Where permission asks are published.
+    pub asks: broadcast::Receiver<PermissionEvent>,
+}
+
+impl CliLoop {
+    /// Loads the workspace, the model, the store (recovering it), the session and the
+    /// tools.
+    pub async fn open(args: &LoopArgs) -> Result<CliLoop> {
+        let cwd = std::env::current_dir()?;
+        let ws = Workspace::open(&cwd)?;
+        ws.warn_discovery_errors();
+        let model = crate::model_setup::resolve(&ws.config, args.model.as_deref())?;
+        let store = open_store(true)?;
+        let session = match &args.session {
+            Some(id) => store
+                .get_session(id)
+                .with_context(|| format!("session {id}"))?,
+            None => {
+                let s = Session::new(ws.config.project_root.to_string_lossy(), &args.agent);
+                store.create_session(&s)?;
+                s
+            }
+        };
+        let (engine, asks) = permission_engine(store.clone());
+        let (tools, failed) = ToolBox::load(ws.host.clone(), &ws.rules).await;
+        for (plugin, e) in failed {
+            eprintln!("warning: {plugin}: {e}");
+        }
+        let runner = Runner {
+            store: store.clone(),
+            tools,
+            model,
+            client: ward_provider::Client::new(),
+            permissions: engine,
+            rules: ws.rules.clone(),
+            project: ws.config.project_root.clone(),
+            agent: args.agent.clone(),
+            system: crate::system_prompt::blocks(&ws.config.project_root),
+            steps: args.steps,
+            retry: ward_provider::RetryPolicy {
+                max_attempts: args.max_retries.unwrap_or(8).max(1),
+                ..ward_provider::RetryPolicy::default()
+            },
+            loops: ward_session::ActiveLoops::default(),
+        };
+        Ok(CliLoop {
+            store,
+            session,
+            runner: Arc::new(runner),
+            asks,
+        })
+    }
+}
+
+/// Exit status of a run ended by Ctrl-C, as shells report a SIGINT death.
+const INTERRUPTED: u8 = 130;
+
 /// Runs the command.
 pub async fn run(args: RunArgs) -> Result<ExitCode> {
-    let cwd = std::env::current_dir()?;
-    let ws = Workspace::open(&cwd)?;
-    ws.warn_discovery_errors();
-    let model = crate::model_setup::resolve(&ws.config, args.model.as_deref())?;
-    let store = open_store(true)?;
-    let session = match &args.session {
-        Some(id) => store
-            .get_session(id)
-            .with_context(|| format!("session {id}"))?,
-        None => {
-            let s = Session::new(ws.config.project_root.to_string_lossy(), &args.agent);
-            store.create_session(&s)?;
-            s
+    let CliLoop {
+        store,
+        session,
+        runner,
+        asks,
+    } = CliLoop::open(&args.common).await?;
+    let answerer = spawn_answerer(runner.permissions.clone(), asks, args.common.yes);
+    let printer = Printer::start(store.bus().subscribe(), &session.id, args.format);
+    let prompt = runner.prompt(&session, &args.prompt);
+    tokio::pin!(prompt);
+    let outcome = tokio::select! {
+        outcome = &mut prompt => outcome,
+        _ = tokio::signal::ctrl_c() => {
+            // The loop closes what was running as aborted; its outcome says so.
+            runner.abort(&session.id);
+            prompt.await
         }
     };
-    let (engine, asks) = permission_engine(store.clone());
-    let answerer = spawn_answerer(engine.clone(), asks, args.yes);
-    let (tools, failed) = ToolBox::load(ws.host.clone(), &ws.rules).await;
-    for (plugin, e) in failed {
-        eprintln!("warning: {plugin}: {e}");
-    }
-    let printer = tokio::spawn(print_events(
-        store.bus().subscribe(),
-        session.id.clone(),
-        args.format,
-    ));
-    let runner = Runner {
-        store: store.clone(),
-        tools,
-        model,
-        client: ward_provider::Client::new(),
-        permissions: engine,
-        rules: ws.rules.clone(),
-        project: ws.config.project_root.clone(),
-        agent: args.agent.clone(),
-        system: crate::system_prompt::blocks(&ws.config.project_root),
-        steps: args.steps,
-        retry: ward_provider::RetryPolicy {
-            max_attempts: args.max_retries.unwrap_or(8).max(1),
-            ..ward_provider::RetryPolicy::default()
-        },
-    };
-    let outcome = runner.prompt(&session, &args.prompt).await;
-    // Let the printer drain what the loop published before the runtime goes away.
-    tokio::time::sleep(std::time::Duration::from_millis(20)).await;
-    printer.abort();
+    printer.finish().await;
     answerer.abort();
     match outcome {
         Ok(_) => {
@@ -123,64 +161,15 @@ pub async fn run(args: RunArgs) -> Result<ExitCode> {
             }
             Ok(ExitCode::SUCCESS)
         }
+        Err(ward_session::LoopError::Aborted) => {
+            eprintln!("\naborted");
+            eprintln!("session {}", session.id);
+            Ok(ExitCode::from(INTERRUPTED))
+        }
         Err(e) => {
             eprintln!("error: {e}");
             eprintln!("session {}", session.id);
             Ok(ExitCode::FAILURE)
-        }
-    }
-}
-
-async fn print_events(
-    mut events: tokio::sync::broadcast::Receiver<Event>,
-    session: String,
-    format: Format,
-) {
-    let mut text_parts = std::collections::HashSet::new();
-    loop {
-        let event = match events.recv().await {
-            Ok(e) => e,
-            Err(tokio::sync::broadcast::error::RecvError::Lagged(_)) => continue,
-            Err(_) => return,
-        };
-        if format == Format::Json {
-            if let Ok(line) = serde_json::to_string(&event) {
-                println!("{line}");
-            }
-            continue;
-        }
-        match event {
-            Event::PartUpdated { part } if part.session_id == session => match &part.kind {
-                PartKind::Text(_) => {
-                    text_parts.insert(part.id.clone());
-                }
-                PartKind::Tool(t) => match &t.state {
-                    ToolState::Completed { title, .. } => eprintln!("\n[{}] {title}", t.tool),
-                    ToolState::Error { error, .. } => {
-                        eprintln!(
-                            "\n[{}] error: {}",
-                            t.tool,
-                            error.lines().next().unwrap_or("")
-                        )
-                    }
-                    _ => {}
-                },
-                _ => {}
-            },
-            Event::PartDelta { part_id, delta, .. } if text_parts.contains(&part_id) => {
-                print!("{delta}");
-                let _ = std::io::stdout().flush();
-            }
-            Event::SessionStatus {
-                status:
-                    ward_store::SessionStatus::Retry {
-                        attempt, message, ..
-                    },
-                ..
-            } => {
-                eprintln!("\nretrying (attempt {attempt}): {message}");
-            }
-            _ => {}
         }
     }
 }

@@ -1,0 +1,86 @@
+//! Running one tool call of a step: the part goes to running, the call goes through
+//! the tool box (repair, permission, sandbox), and the part records the outcome.
+
+use std::sync::{Arc, Mutex};
+
+use serde_json::Value;
+use ward_permission::PermissionError;
+use ward_plugin::CallScope;
+use ward_store::{
+    AssistantMessage, CompletedTime, ErrorTime, PartKind, RunningTime, Session, ToolPart, ToolState,
+};
+
+use crate::runner::{LoopError, Runner, now};
+use crate::step;
+
+impl Runner {
+    /// Runs `call`; `true` when the user rejected it without feedback (stop the loop).
+    pub(crate) async fn run_call(
+        &self,
+        session: &Session,
+        assistant: &AssistantMessage,
+        call: &step::Call,
+        previous: &[(String, Value)],
+    ) -> Result<bool, LoopError> {
+        let input: Value = serde_json::from_str(&call.arguments).unwrap_or(Value::Null);
+        let start = now();
+        let mut part = call.part.clone();
+        part.kind = PartKind::Tool(ToolPart {
+            call_id: call.id.clone(),
+            tool: call.name.clone(),
+            state: ToolState::Running {
+                input: input.clone(),
+                title: None,
+                metadata: None,
+                time: RunningTime { start },
+            },
+        });
+        self.store.put_part(&part)?;
+        let scope = CallScope {
+            session_id: session.id.clone(),
+            message_id: assistant.id.clone(),
+            call_id: call.id.clone(),
+            agent: self.agent.clone(),
+            project: self.project.clone(),
+            rules: self.rules.clone(),
+            permissions: self.permissions.clone(),
+            progress: None,
+            approved: Arc::new(Mutex::new(Vec::new())),
+        };
+        let mut rejected = false;
+        let state = match self
+            .tools
+            .execute(&call.name, &call.arguments, scope, previous)
+            .await
+        {
+            Ok(ok) => ToolState::Completed {
+                input,
+                output: ok.output,
+                title: ok.title,
+                metadata: ok.metadata,
+                time: CompletedTime {
+                    start,
+                    end: now(),
+                    compacted: None,
+                },
+            },
+            Err(error) => {
+                rejected = error
+                    .contains(&PermissionError::Rejected { feedback: None }.to_string())
+                    && !error.contains("Feedback:");
+                ToolState::Error {
+                    input,
+                    error,
+                    time: ErrorTime { start, end: now() },
+                }
+            }
+        };
+        part.kind = PartKind::Tool(ToolPart {
+            call_id: call.id.clone(),
+            tool: call.name.clone(),
+            state,
+        });
+        self.store.put_part(&part)?;
+        Ok(rejected)
+    }
+}

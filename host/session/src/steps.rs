@@ -1,0 +1,176 @@
+//! The steps of one loop: load the history, call the model with retries, run the tool
+//! calls it made, record the step — until the model is done.
+
+use std::time::Duration;
+
+use serde_json::Value;
+use ward_provider::{ChatRequest, FinishReason, Message as Wire, UserPart};
+use ward_store::{
+    AssistantMessage, CacheTokens, MessageError, MessageInfo, Part, PartKind, RetryTime, Session,
+    SessionStatus, Tokens, UserMessage,
+};
+
+use crate::history::to_wire;
+use crate::reminders::MAX_STEPS;
+use crate::runner::{LoopError, LoopState, Runner, finish_reason, now};
+use crate::step::{self, StepTarget};
+
+impl Runner {
+    /// Steps until the model is done (or the step limit, a plain rejection or an error
+    /// ends it). `loop_state` survives a hand-over to a prompt that joined at the end.
+    pub(crate) async fn steps_until_done(
+        &self,
+        session: &Session,
+        user: &UserMessage,
+        loop_state: &mut LoopState,
+    ) -> Result<AssistantMessage, LoopError> {
+        loop {
+            loop_state.steps += 1;
+            let step_no = loop_state.steps;
+            let last = self.steps.is_some_and(|max| step_no >= max);
+            let mut messages = to_wire(
+                loop_state.history.load(self.store.as_ref(), &session.id)?,
+                step_no > 1,
+            );
+            if last {
+                messages.push(Wire::User {
+                    content: vec![UserPart::Text {
+                        text: MAX_STEPS.to_string(),
+                    }],
+                });
+            }
+            let request = ChatRequest {
+                model: self.model.model.clone(),
+                system: self.system.clone(),
+                messages,
+                tools: if last { Vec::new() } else { self.tools.specs() },
+                max_tokens: self.model.max_tokens,
+                options: Value::Null,
+                ..ChatRequest::default()
+            };
+            let mut assistant = AssistantMessage::new(user);
+            self.store
+                .put_message(&MessageInfo::Assistant(assistant.clone()))?;
+            loop_state.current = Some(assistant.clone());
+            self.store
+                .put_part(&Part::new(&session.id, &assistant.id, PartKind::StepStart))?;
+
+            let output = match self
+                .stream_with_retries(session, &assistant, &request)
+                .await
+            {
+                Ok(o) => o,
+                Err(e) => {
+                    assistant.error = Some(MessageError::new("ProviderError", e.to_string()));
+                    assistant.time.completed = Some(now());
+                    self.store.put_message(&MessageInfo::Assistant(assistant))?;
+                    return Err(e.into());
+                }
+            };
+
+            let mut previous: Vec<(String, Value)> = Vec::new();
+            let mut rejected = false;
+            for call in &output.calls {
+                rejected |= self.run_call(session, &assistant, call, &previous).await?;
+                previous.push((
+                    call.name.clone(),
+                    serde_json::from_str(&call.arguments).unwrap_or(Value::Null),
+                ));
+            }
+
+            let tokens = Tokens {
+                input: output.usage.input,
+                output: output.usage.output,
+                reasoning: output.usage.reasoning,
+                cache: CacheTokens {
+                    read: output.usage.cache_read,
+                    write: output.usage.cache_write,
+                },
+            };
+            let cost = self.cost(&output.usage);
+            let finish = finish_reason(output.finish);
+            self.store.put_part(&Part::new(
+                &session.id,
+                &assistant.id,
+                PartKind::StepFinish {
+                    reason: finish,
+                    tokens,
+                    cost,
+                },
+            ))?;
+            assistant.finish = Some(finish);
+            assistant.tokens = tokens;
+            assistant.cost = cost;
+            assistant.time.completed = Some(now());
+            self.store
+                .put_message(&MessageInfo::Assistant(assistant.clone()))?;
+            self.store.add_usage(&session.id, tokens, cost)?;
+            loop_state.current = None;
+
+            // A plain rejection (no feedback) means "stop"; with feedback the model goes
+            // on. A prompt that joined during the step is answered before stopping.
+            let more = output.finish == FinishReason::ToolCalls && !output.calls.is_empty();
+            let joined = loop_state.lease.take_joined();
+            if last || !(joined || more && !rejected) {
+                return Ok(assistant);
+            }
+        }
+    }
+
+    async fn stream_with_retries(
+        &self,
+        session: &Session,
+        assistant: &AssistantMessage,
+        request: &ChatRequest,
+    ) -> Result<step::StepOutput, ward_provider::ProviderError> {
+        let target = StepTarget {
+            store: self.store.as_ref(),
+            session_id: &session.id,
+            message_id: &assistant.id,
+        };
+        let mut attempt = 1u32;
+        loop {
+            match step::run(
+                &self.client,
+                self.model.protocol,
+                &self.model.endpoint,
+                request,
+                &target,
+            )
+            .await
+            {
+                Ok(out) => return Ok(out),
+                Err((error, written)) => {
+                    // Whatever the failed attempt streamed goes; the retry streams it again.
+                    for part in written {
+                        let _ = self.store.remove_part(&session.id, &assistant.id, &part);
+                    }
+                    let delay = match self.retry.delay(attempt, &error) {
+                        Some(d) if attempt < self.retry.max_attempts => d,
+                        _ => return Err(error),
+                    };
+                    let _ = self.store.put_part(&Part::new(
+                        &session.id,
+                        &assistant.id,
+                        PartKind::Retry {
+                            attempt,
+                            error: MessageError::new("ProviderError", error.to_string()),
+                            time: RetryTime { created: now() },
+                        },
+                    ));
+                    self.status(
+                        session,
+                        SessionStatus::Retry {
+                            attempt,
+                            next: now() + delay.as_millis() as i64,
+                            message: error.to_string(),
+                        },
+                    );
+                    tokio::time::sleep(delay.min(Duration::from_secs(60))).await;
+                    self.status(session, SessionStatus::Busy);
+                    attempt += 1;
+                }
+            }
+        }
+    }
+}

@@ -1,0 +1,83 @@
+//! The agent loop in-process, for tests and benchmarks that need to reach inside it
+//! (a second prompt while the first runs, an abort): the real runner, real plugins
+//! from `.ward/plugins`, a real SQLite file and the scripted LLM server.
+
+use std::sync::Arc;
+
+use ward_permission::{MemoryApprovals, PermissionEngine};
+use ward_plugin::discovery::{Origin, discover};
+use ward_plugin::{HostOptions, PluginHost};
+use ward_provider::{Endpoint, Protocol};
+use ward_session::{ActiveLoops, ModelSetup, Runner, ToolBox};
+use ward_store::{Session, SqliteStore, Store};
+
+use crate::Project;
+use crate::llm::ScriptedLlm;
+
+/// A runner wired to a project and a scripted model.
+pub struct LoopRig {
+    /// The scripted model (Chat Completions wire).
+    pub llm: ScriptedLlm,
+    /// The store, a file in the project's data directory.
+    pub store: Arc<SqliteStore>,
+    /// The runner.
+    pub runner: Arc<Runner>,
+}
+
+impl LoopRig {
+    /// A rig over `project` offering the tools of the plugins installed there, with
+    /// `grants` per plugin name, and every permission allowed by the default rules.
+    pub async fn start(project: &Project, grants: &[(&str, &[&str])]) -> LoopRig {
+        let llm = ScriptedLlm::start(Vec::new()).await;
+        let found = discover(&[], &[(Origin::Project, project.path(".ward/plugins"))]);
+        let options = HostOptions {
+            project: project.root.clone(),
+            cache_dir: Some(project.cache.clone()),
+            grants: grants
+                .iter()
+                .map(|(name, g)| (name.to_string(), g.iter().map(|s| s.to_string()).collect()))
+                .collect(),
+            ..HostOptions::default()
+        };
+        let host = Arc::new(PluginHost::new(found.plugins, options).expect("plugin host"));
+        let rules = Arc::new(vec![ward_permission::defaults()]);
+        let (tools, failed) = ToolBox::load(host, &rules).await;
+        assert!(failed.is_empty(), "plugins failed to load: {failed:?}");
+        let store = Arc::new(SqliteStore::open(project.data.join("ward.db")).expect("store"));
+        let (asks, _) = tokio::sync::broadcast::channel(16);
+        let runner = Runner {
+            store: store.clone(),
+            tools,
+            model: ModelSetup {
+                provider: "scripted".into(),
+                model: "m".into(),
+                protocol: Protocol::OpenaiChat,
+                endpoint: Endpoint::new(format!("{}/v1", llm.base_url)),
+                prices: [0.0; 4],
+                max_tokens: None,
+                limits: Default::default(),
+            },
+            client: ward_provider::Client::new(),
+            permissions: PermissionEngine::new(Arc::new(MemoryApprovals::new()), asks),
+            rules,
+            project: project.root.clone(),
+            agent: "build".into(),
+            system: Vec::new(),
+            steps: None,
+            retry: ward_provider::RetryPolicy::default(),
+            loops: ActiveLoops::default(),
+        };
+        LoopRig {
+            llm,
+            store,
+            runner: Arc::new(runner),
+        }
+    }
+
+    /// A new session in the project.
+    pub fn session(&self, project: &Project) -> Session {
+        let session = Session::new(project.root.to_string_lossy(), "build");
+        self.store.create_session(&session).expect("create session");
+        session
+    }
+}
