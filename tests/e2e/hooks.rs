@@ -479,3 +479,69 @@ fn request(permission: &str, pattern: &str) -> PermissionRequest {
         metadata: "{}".into(),
     }
 }
+
+/// The whole loop through `ward run`: the model's calls pass the guard's hooks, and
+/// the conversation hooks shape what the model is sent.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn ward_run_calls_the_hooks_around_the_loop() {
+    use ward_tests::llm::{ScriptedLlm, Turn};
+    let p = Project::new("hook-loop");
+    p.write("victim/keep.txt", "precious");
+    p.write("notes.txt", "hello\n");
+    p.install_test_plugin("hook-guard");
+    let llm = ScriptedLlm::start(vec![
+        Turn::tool(
+            "c1",
+            "bash",
+            json!({"command": "rm -rf victim", "description": "clean"}),
+        ),
+        Turn::tool("c2", "read", json!({"filePath": "notes.txt"})),
+        Turn::text("done"),
+    ])
+    .await;
+    llm.configure(&p, "openai-compatible");
+    let mut config = p.read("ward.toml");
+    config.push_str("[plugins.hook-guard]\ngrant = [\"hooks\", \"fs-write\"]\n");
+    p.write("ward.toml", &config);
+
+    p.run_async(&["run", "--yes", "tidy up"], "")
+        .await
+        .expect_ok();
+
+    assert_eq!(p.read("victim/keep.txt"), "precious");
+    let requests = llm.requests();
+    assert_eq!(requests.len(), 3);
+    let first = &requests[0].body;
+    // chat.params, system.transform and chat.message, on every call.
+    assert_eq!(first["temperature"], json!(0.25));
+    assert_eq!(first["guarded"], json!(true));
+    let messages = first["messages"].as_array().expect("messages");
+    let system = messages[0]["content"].to_string();
+    assert!(system.contains("hook-guard system rules"), "{system}");
+    let user = messages[1]["content"].to_string();
+    assert!(
+        user.contains("tidy up") && user.contains("[hook-guard] mind the rules"),
+        "{user}"
+    );
+    // tool.execute.before blocked the call; the model reads why.
+    let tool_result = |body: &serde_json::Value, id: &str| {
+        body["messages"]
+            .as_array()
+            .expect("messages")
+            .iter()
+            .find(|m| m["role"] == "tool" && m["tool_call_id"] == id)
+            .map(|m| m["content"].to_string())
+            .unwrap_or_else(|| panic!("no result for {id}"))
+    };
+    let blocked = tool_result(&requests[1].body, "c1");
+    assert!(
+        blocked.contains("`rm -rf` is not allowed by hook-guard"),
+        "{blocked}"
+    );
+    // tool.execute.after marked the read.
+    let read = tool_result(&requests[2].body, "c2");
+    assert!(
+        read.contains("hello") && read.contains("[checked by hook-guard]"),
+        "{read}"
+    );
+}

@@ -6,9 +6,10 @@
 //! assistant message as aborted.
 
 use std::path::PathBuf;
-use std::sync::Arc;
+use std::sync::{Arc, Mutex};
 
 use ward_permission::{PermissionEngine, Ruleset};
+use ward_plugin::CallScope;
 use ward_provider::{Client, Endpoint, FinishReason, Protocol, RetryPolicy, SystemBlock};
 use ward_store::{
     ABORTED_ERROR, AssistantMessage, ErrorTime, MessageError, MessageInfo, ModelRef, Part,
@@ -112,14 +113,30 @@ impl Runner {
         let model = ModelRef::new(&self.model.provider, &self.model.model);
         let user = UserMessage::new(&session.id, &self.agent, model);
         self.store.put_message(&MessageInfo::User(user.clone()))?;
-        self.store.put_part(&Part::new(
+        let typed = Part::new(
             &session.id,
             &user.id,
             PartKind::Text(TextPart {
                 text: text.to_string(),
                 ..TextPart::default()
             }),
-        ))?;
+        );
+        self.store.put_part(&typed)?;
+        // `chat.message` hooks may add context to what the user typed, as parts of
+        // its own marked synthetic (never rewriting the user's words).
+        let message = serde_json::json!({ "info": &user, "parts": [&typed] }).to_string();
+        let scope = self.hook_scope(session);
+        for extra in self.tools.host().chat_message(&message, &scope).await {
+            self.store.put_part(&Part::new(
+                &session.id,
+                &user.id,
+                PartKind::Text(TextPart {
+                    text: extra,
+                    synthetic: true,
+                    ..TextPart::default()
+                }),
+            ))?;
+        }
         match self.loops.start_or_join(&session.id) {
             Entry::Joined(mut done) => loop {
                 if let Some(outcome) = done.borrow_and_update().clone() {
@@ -213,6 +230,21 @@ impl Runner {
         ));
         assistant.time.completed = Some(end);
         let _ = self.store.put_message(&MessageInfo::Assistant(assistant));
+    }
+
+    /// The scope hook plugins are called in: the session's, outside any tool call.
+    pub(crate) fn hook_scope(&self, session: &Session) -> CallScope {
+        CallScope {
+            session_id: session.id.clone(),
+            message_id: String::new(),
+            call_id: String::new(),
+            agent: self.agent.clone(),
+            project: self.project.clone(),
+            rules: self.rules.clone(),
+            permissions: self.permissions.clone(),
+            progress: None,
+            approved: Arc::new(Mutex::new(Vec::new())),
+        }
     }
 
     pub(crate) fn cost(&self, u: &ward_provider::Usage) -> f64 {

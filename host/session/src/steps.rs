@@ -4,7 +4,8 @@
 use std::time::Duration;
 
 use serde_json::Value;
-use ward_provider::{ChatRequest, FinishReason, Message as Wire, UserPart};
+use ward_plugin::SamplingParams;
+use ward_provider::{ChatRequest, FinishReason, Message as Wire, SystemBlock, UserPart};
 use ward_store::{
     AssistantMessage, CacheTokens, MessageError, MessageInfo, Part, PartKind, RetryTime, Session,
     SessionStatus, Tokens, UserMessage,
@@ -39,7 +40,7 @@ impl Runner {
                     }],
                 });
             }
-            let request = ChatRequest {
+            let mut request = ChatRequest {
                 model: self.model.model.clone(),
                 system: self.system.clone(),
                 messages,
@@ -48,6 +49,7 @@ impl Runner {
                 options: Value::Null,
                 ..ChatRequest::default()
             };
+            self.apply_hooks(session, &mut request).await;
             let mut assistant = AssistantMessage::new(user);
             self.store
                 .put_message(&MessageInfo::Assistant(assistant.clone()))?;
@@ -115,6 +117,43 @@ impl Runner {
                 return Ok(assistant);
             }
         }
+    }
+
+    /// `system.transform` and `chat.params` hooks, before every model call.
+    async fn apply_hooks(&self, session: &Session, request: &mut ChatRequest) {
+        let host = self.tools.host();
+        let scope = self.hook_scope(session);
+        let texts: Vec<String> = request.system.iter().map(|b| b.text.clone()).collect();
+        let transformed = host.system_transform(texts.clone(), &scope).await;
+        if transformed != texts {
+            // Blocks a hook left in place keep their cache marks; new ones are dynamic.
+            request.system = transformed
+                .into_iter()
+                .enumerate()
+                .map(|(i, text)| SystemBlock {
+                    cache: request
+                        .system
+                        .get(i)
+                        .is_some_and(|b| b.cache && b.text == text),
+                    text,
+                })
+                .collect();
+        }
+        let params = SamplingParams {
+            temperature: request.temperature.map(|t| t as f32),
+            top_p: request.top_p.map(|t| t as f32),
+            max_tokens: request.max_tokens,
+            options: "{}".to_string(),
+        };
+        let model = format!("{}/{}", self.model.provider, self.model.model);
+        let params = host.chat_params(&model, params, &scope).await;
+        request.temperature = params.temperature.map(f64::from);
+        request.top_p = params.top_p.map(f64::from);
+        request.max_tokens = params.max_tokens;
+        request.options = serde_json::from_str::<Value>(&params.options)
+            .ok()
+            .filter(|o| o.as_object().is_some_and(|o| !o.is_empty()))
+            .unwrap_or(Value::Null);
     }
 
     async fn stream_with_retries(

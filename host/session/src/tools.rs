@@ -47,6 +47,11 @@ impl ToolBox {
         (ToolBox { host, tools }, failed)
     }
 
+    /// The plugin host the tools (and the hook plugins) run in.
+    pub fn host(&self) -> &Arc<PluginHost> {
+        &self.host
+    }
+
     /// The tool names on offer.
     pub fn names(&self) -> Vec<String> {
         self.tools.iter().map(|(_, t)| t.name.clone()).collect()
