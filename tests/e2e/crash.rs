@@ -184,3 +184,63 @@ async fn kill_during_streaming_then_continue() {
         .join("|");
     assert!(texts.contains("kept") && texts.contains("back"), "{texts}");
 }
+
+/// A second `ward run` on the same data directory while the first is running a tool:
+/// the second must not take the live call for a crashed one.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_second_process_does_not_interrupt_a_live_one() {
+    let p = Project::new("crash-concurrent");
+    let llm = ScriptedLlm::start(vec![
+        Turn::tool(
+            "c1",
+            "bash",
+            json!({"command": "sleep 2; echo finished > a.txt", "description": "wait"}),
+        ),
+        Turn::text("second process answer"),
+        Turn::text("first process answer"),
+    ])
+    .await;
+    configure(&p, &llm);
+    let mut first = p.ward();
+    first
+        .args(["run", "--yes", "slow job"])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped());
+    let first = first.spawn().unwrap();
+    wait_until("the tool to run", || running_tool(&p)).await;
+
+    let q = Project::clone_handle(&p);
+    let second = tokio::task::spawn_blocking(move || q.run(&["run", "quick question"], ""))
+        .await
+        .unwrap();
+    assert!(second.expect_ok().contains("second process answer"));
+    assert!(
+        running_tool(&p),
+        "the second process interrupted the first one's tool"
+    );
+
+    let first = tokio::task::spawn_blocking(move || first.wait_with_output().unwrap())
+        .await
+        .unwrap();
+    let out = ward_tests::Run(first);
+    assert!(out.expect_ok().contains("first process answer"));
+    assert_eq!(p.read("a.txt"), "finished\n");
+    integrity_ok(&p);
+    let store = SqliteStore::open(p.data.join("ward.db")).unwrap();
+    let states: Vec<ToolState> = store
+        .list_sessions()
+        .unwrap()
+        .iter()
+        .flat_map(|s| store.messages(&s.id, None).unwrap())
+        .flat_map(|m| m.parts)
+        .filter_map(|part| match part.kind {
+            PartKind::Tool(t) => Some(t.state),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(states.len(), 1);
+    assert!(
+        matches!(&states[0], ToolState::Completed { .. }),
+        "{states:?}"
+    );
+}

@@ -13,6 +13,7 @@ mod approvals;
 mod compaction;
 mod deltas;
 mod messages;
+mod owner;
 mod recover;
 mod schema;
 mod sessions;
@@ -35,8 +36,9 @@ use deltas::DeltaQueue;
 /// How to open a [`SqliteStore`].
 #[derive(Clone, Debug)]
 pub struct SqliteOptions {
-    /// Run [`Store::recover`] after opening. Leave it on for the process that owns the
-    /// sessions; turn it off for a second process reading the same file.
+    /// Run [`Store::recover`] after opening — unless another process that opened the
+    /// file with `recover` is still running (its tools are live, not interrupted).
+    /// Leave it on for a process that runs sessions; turn it off for a reader.
     pub recover: bool,
     /// When streamed deltas are written.
     pub deltas: DeltaOptions,
@@ -63,6 +65,8 @@ pub struct SqliteStore {
     writer: Option<JoinHandle<()>>,
     path: PathBuf,
     recovered: Recovery,
+    /// Held while the store is open by a process that runs sessions.
+    _owner: Option<owner::Owner>,
 }
 
 impl SqliteStore {
@@ -112,9 +116,16 @@ impl SqliteStore {
             writer: Some(writer),
             path,
             recovered: Recovery::default(),
+            _owner: None,
         };
         if options.recover {
-            store.recovered = store.recover()?;
+            if store.path.as_os_str() == ":memory:" {
+                store.recovered = store.recover()?;
+            } else {
+                let (owner, recovered) = owner::Owner::claim(&store.path, || store.recover())?;
+                store._owner = Some(owner);
+                store.recovered = recovered.unwrap_or_default();
+            }
         }
         Ok(store)
     }
