@@ -545,3 +545,55 @@ async fn ward_run_calls_the_hooks_around_the_loop() {
         "{read}"
     );
 }
+
+/// `permission.ask` is really called (unlike OpenCode): the guard answers some
+/// questions itself, and the rest still reach the user.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn permission_ask_hooks_decide_before_the_user_is_asked() {
+    use ward_tests::llm::{ScriptedLlm, Turn};
+    let p = Project::new("hook-ask");
+    p.install_test_plugin("hook-guard");
+    let llm = ScriptedLlm::start(vec![
+        Turn::tool(
+            "c1",
+            "bash",
+            json!({"command": "git push origin main", "description": "push"}),
+        ),
+        Turn::tool(
+            "c2",
+            "bash",
+            json!({"command": "echo hi > asked.txt", "description": "write"}),
+        ),
+        Turn::text("done"),
+    ])
+    .await;
+    llm.configure(&p, "openai-compatible");
+    let mut config = p.read("ward.toml");
+    config.push_str("[permission]\nbash = \"ask\"\n[plugins.hook-guard]\ngrant = [\"hooks\"]\n");
+    p.write("ward.toml", &config);
+
+    // One answer on stdin: for the question the guard leaves to the user.
+    let run = p.run_async(&["run", "push and write"], "y\n").await;
+    run.expect_ok();
+    let stderr = run.stderr();
+    assert!(!stderr.contains("git push origin main?"), "{stderr}");
+    assert!(
+        stderr.contains("Allow bash for echo hi > asked.txt?"),
+        "{stderr}"
+    );
+    let questions = stderr.lines().filter(|l| l.contains("Allow bash")).count();
+    assert_eq!(questions, 1, "{stderr}");
+    assert_eq!(p.read("asked.txt"), "hi\n");
+    let requests = llm.requests();
+    let denied = requests[1].body["messages"]
+        .as_array()
+        .expect("messages")
+        .iter()
+        .find(|m| m["role"] == "tool" && m["tool_call_id"] == "c1")
+        .map(|m| m["content"].to_string())
+        .expect("result of c1");
+    assert!(
+        denied.contains("permission.ask hook of hook-guard"),
+        "{denied}"
+    );
+}

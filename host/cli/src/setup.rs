@@ -9,6 +9,7 @@ use ward_config::LoadedConfig;
 use ward_permission::{ApprovalStore, PermissionEngine, PermissionEvent, Ruleset};
 use ward_plugin::discovery::{Discovered, Origin, discover};
 use ward_plugin::{HostOptions, PluginHost};
+use ward_session::PluginAskHook;
 
 /// Everything a command needs.
 pub struct Workspace {
@@ -23,6 +24,25 @@ pub struct Workspace {
 }
 
 impl Workspace {
+    /// A permission engine whose asks go first to the plugins' `permission.ask` hooks,
+    /// then out on the returned channel, and whose "always" answers persist in
+    /// `approvals` (scoped to project and agent).
+    pub fn permission_engine(
+        &self,
+        approvals: Arc<dyn ApprovalStore>,
+    ) -> (
+        PermissionEngine,
+        tokio::sync::broadcast::Receiver<PermissionEvent>,
+    ) {
+        let (tx, rx) = tokio::sync::broadcast::channel(64);
+        let engine = PermissionEngine::new(approvals, tx);
+        engine.set_ask_hook(Arc::new(PluginAskHook::new(
+            self.host.clone(),
+            self.config.project_root.clone(),
+        )));
+        (engine, rx)
+    }
+
     /// Loads everything for `cwd`.
     pub fn open(cwd: &Path) -> Result<Self> {
         let config = ward_config::load(cwd)?;
@@ -82,18 +102,6 @@ pub fn rules(config: &LoadedConfig) -> Result<Vec<Ruleset>> {
     let configured = Ruleset::from_toml("ward.toml", &config.config.permission)
         .context("in the [permission] table")?;
     Ok(vec![ward_permission::defaults(), configured])
-}
-
-/// A permission engine whose asks are published on the returned channel and whose
-/// "always" answers persist in `approvals` (scoped to project and agent).
-pub fn permission_engine(
-    approvals: Arc<dyn ApprovalStore>,
-) -> (
-    PermissionEngine,
-    tokio::sync::broadcast::Receiver<PermissionEvent>,
-) {
-    let (tx, rx) = tokio::sync::broadcast::channel(64);
-    (PermissionEngine::new(approvals, tx), rx)
 }
 
 fn search_path(config: &LoadedConfig) -> Vec<(Origin, PathBuf)> {

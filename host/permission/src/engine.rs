@@ -36,9 +36,34 @@ pub struct PermissionEngine {
     inner: Arc<Inner>,
 }
 
+/// What a `permission.ask` hook may answer for a question before the user sees it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum HookAnswer {
+    /// Let the call through.
+    Allow,
+    /// Refuse it; `by` names who decided (shown to the model).
+    Deny {
+        /// The deciding hook.
+        by: String,
+    },
+    /// Leave it to the user.
+    Ask,
+}
+
+/// Consulted for every question the rules leave to the user, before it is asked (the
+/// `permission.ask` hooks of plugins).
+pub trait AskHook: Send + Sync {
+    /// Decides `request`, or leaves it to the user.
+    fn decide<'a>(
+        &'a self,
+        request: &'a AskRequest,
+    ) -> std::pin::Pin<Box<dyn std::future::Future<Output = HookAnswer> + Send + 'a>>;
+}
+
 struct Inner {
     approvals: Arc<dyn ApprovalStore>,
     events: broadcast::Sender<PermissionEvent>,
+    ask_hook: std::sync::OnceLock<Arc<dyn AskHook>>,
     pending: Mutex<Vec<PendingAsk>>,
     next_id: AtomicU64,
 }
@@ -78,10 +103,17 @@ impl PermissionEngine {
             inner: Arc::new(Inner {
                 approvals,
                 events,
+                ask_hook: std::sync::OnceLock::new(),
                 pending: Mutex::new(Vec::new()),
                 next_id: AtomicU64::new(0),
             }),
         }
+    }
+
+    /// Installs the hook consulted before a question reaches the user; a second call
+    /// is ignored (the engine's clones share one hook).
+    pub fn set_ask_hook(&self, hook: Arc<dyn AskHook>) {
+        let _ = self.inner.ask_hook.set(hook);
     }
 
     /// Checks `req` against `layers` followed by the stored approvals for its
@@ -106,6 +138,19 @@ impl PermissionEngine {
                 });
             }
             Action::Ask => {}
+        }
+        if let Some(hook) = self.inner.ask_hook.get() {
+            match hook.decide(&req).await {
+                HookAnswer::Allow => return Ok(()),
+                HookAnswer::Deny { by } => {
+                    return Err(PermissionError::Denied {
+                        permission: req.permission.clone(),
+                        pattern: pattern.to_string(),
+                        rule: format!("the permission.ask hook of {by}"),
+                    });
+                }
+                HookAnswer::Ask => {}
+            }
         }
 
         let (tx, rx) = oneshot::channel();

@@ -23,7 +23,8 @@ pub mod rule;
 pub mod wildcard;
 
 pub use engine::{
-    ApprovalStore, AskRequest, MemoryApprovals, PermissionEngine, PermissionEvent, Reply,
+    ApprovalStore, AskHook, AskRequest, HookAnswer, MemoryApprovals, PermissionEngine,
+    PermissionEvent, Reply,
 };
 pub use error::PermissionError;
 pub use evaluate::{Decision, disabled_tools, evaluate, evaluate_all, permission_key};

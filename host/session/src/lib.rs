@@ -3,8 +3,10 @@
 //! runtime, retries, the step limit — and records every part in the store as it goes.
 
 pub mod active;
+pub mod ask_hook;
 mod call;
 pub mod doom;
+pub mod event_hooks;
 pub mod history;
 pub mod reminders;
 pub mod repair;
@@ -14,5 +16,6 @@ mod steps;
 pub mod tools;
 
 pub use active::ActiveLoops;
+pub use ask_hook::PluginAskHook;
 pub use runner::{LoopError, ModelSetup, Runner, TOOL_ABORTED};
 pub use tools::{ToolBox, ToolSuccess};

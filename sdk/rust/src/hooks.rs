@@ -72,8 +72,8 @@ pub trait Hooks {
     /// `[capabilities.hooks] tools` and the user's grant narrow this further.
     const TOOLS: &'static [&'static str] = &["*"];
 
-    /// Called before `tool` runs with `args` (a JSON object), after its permission was
-    /// granted.
+    /// Called before `tool` runs with `args` (a JSON object). The permission rules are
+    /// checked afterwards, on the arguments as the hooks left them.
     fn tool_execute_before(tool: &str, args: &Value, context: &Context) -> Before {
         let _ = (tool, args, context);
         Before::Proceed

@@ -13,7 +13,7 @@ use ward_store::{Session, SqliteStore, Store};
 
 use crate::printer::{Format, Printer};
 use crate::prompt::spawn_answerer;
-use crate::setup::{Workspace, permission_engine};
+use crate::setup::Workspace;
 
 /// What every command that runs the loop takes.
 #[derive(Args, Clone)]
@@ -87,6 +87,12 @@ impl CliLoop {
         ws.warn_discovery_errors();
         let model = crate::model_setup::resolve(&ws.config, args.model.as_deref())?;
         let store = open_store(true)?;
+        // Detached on purpose: it ends with the process, after the loop's last event.
+        let _ = ward_session::event_hooks::forward_events(
+            store.bus().subscribe(),
+            ws.host.clone(),
+            &ws.config.project_root,
+        );
         let session = match &args.session {
             Some(id) => store
                 .get_session(id)
@@ -97,7 +103,7 @@ impl CliLoop {
                 s
             }
         };
-        let (engine, asks) = permission_engine(store.clone());
+        let (engine, asks) = ws.permission_engine(store.clone());
         let (tools, failed) = ToolBox::load(ws.host.clone(), &ws.rules).await;
         for (plugin, e) in failed {
             eprintln!("warning: {plugin}: {e}");

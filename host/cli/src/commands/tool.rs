@@ -10,7 +10,7 @@ use ward_plugin::CallScope;
 use ward_session::ToolBox;
 
 use crate::prompt::spawn_answerer;
-use crate::setup::{Workspace, permission_engine};
+use crate::setup::Workspace;
 
 /// `ward tool …`
 #[derive(Subcommand)]
@@ -75,7 +75,7 @@ async fn call(
     name: &str,
     args: &str,
 ) -> Result<ExitCode> {
-    let (engine, events) = permission_engine(super::run::open_store(false)?);
+    let (engine, events) = ws.permission_engine(super::run::open_store(false)?);
     let answerer = spawn_answerer(engine.clone(), events, yes);
     let scope = CallScope {
         session_id: String::new(),

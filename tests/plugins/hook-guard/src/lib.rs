@@ -78,11 +78,18 @@ impl Hooks for Guard {
         let Ok(payload) = serde_json::from_str::<Value>(payload) else {
             return;
         };
-        if let Some(log) = payload["log"].as_str()
-            && let Ok(mut f) = std::fs::OpenOptions::new()
-                .create(true)
-                .append(true)
-                .open(log)
+        // Test payloads name the file; real session events carry the project directory.
+        let log = match payload["log"].as_str() {
+            Some(log) => log.to_string(),
+            None => match payload["properties"]["info"]["directory"].as_str() {
+                Some(dir) => format!("{dir}/hook-log/events.log"),
+                None => return,
+            },
+        };
+        if let Ok(mut f) = std::fs::OpenOptions::new()
+            .create(true)
+            .append(true)
+            .open(&log)
         {
             let _ = writeln!(f, "hook-guard {name}");
         }
