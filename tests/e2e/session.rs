@@ -259,3 +259,45 @@ fn alive(pid: u32) -> bool {
         Err(_) => false,
     }
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_calls_of_one_step_run_concurrently() {
+    let p = Project::new("session-parallel");
+    p.install_test_plugin("bash");
+    let rig = LoopRig::start(&p, &[("bash", &["exec"])]).await;
+    let call = |id: &str, file: &str| ward_tests::llm::Item::ToolCall {
+        id: id.into(),
+        name: "bash".into(),
+        args: json!({"command": format!("sleep 1; echo done > {file}"), "description": "wait"}),
+    };
+    rig.llm.push([
+        Turn::Reply {
+            items: vec![call("c1", "one.txt"), call("c2", "two.txt")],
+            usage: Default::default(),
+        },
+        Turn::text("both done"),
+    ]);
+    let session = rig.session(&p);
+    let started = Instant::now();
+    rig.runner
+        .prompt(&session, "two slow things")
+        .await
+        .expect("prompt");
+    let took = started.elapsed();
+    assert_eq!(p.read("one.txt"), "done\n");
+    assert_eq!(p.read("two.txt"), "done\n");
+    assert!(
+        took < Duration::from_millis(1800),
+        "the calls ran one after the other: {took:?}"
+    );
+    // Both results went back, in the order the model made the calls.
+    let last = rig.llm.requests().pop().expect("request");
+    let ids: Vec<&str> = last.body["messages"]
+        .as_array()
+        .expect("messages")
+        .iter()
+        .filter(|m| m["role"] == "tool")
+        .filter_map(|m| m["tool_call_id"].as_str())
+        .collect();
+    assert_eq!(ids, ["c1", "c2"]);
+}

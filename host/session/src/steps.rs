@@ -70,14 +70,27 @@ impl Runner {
                 }
             };
 
-            let mut previous: Vec<(String, Value)> = Vec::new();
+            // The calls of one step run concurrently, as the model asked for them
+            // together; each one's doom-loop check sees the calls before it.
+            let previous: Vec<(String, Value)> = output
+                .calls
+                .iter()
+                .map(|call| {
+                    let input = serde_json::from_str(&call.arguments).unwrap_or(Value::Null);
+                    (call.name.clone(), input)
+                })
+                .collect();
+            let outcomes = futures_util::future::join_all(
+                output
+                    .calls
+                    .iter()
+                    .enumerate()
+                    .map(|(i, call)| self.run_call(session, &assistant, call, &previous[..i])),
+            )
+            .await;
             let mut rejected = false;
-            for call in &output.calls {
-                rejected |= self.run_call(session, &assistant, call, &previous).await?;
-                previous.push((
-                    call.name.clone(),
-                    serde_json::from_str(&call.arguments).unwrap_or(Value::Null),
-                ));
+            for outcome in outcomes {
+                rejected |= outcome?;
             }
 
             let tokens = Tokens {
