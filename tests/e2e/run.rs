@@ -8,23 +8,11 @@ use ward_tests::Project;
 use ward_tests::llm::{Fault, ScriptedLlm, Turn, Wire};
 
 fn configure(p: &Project, llm: &ScriptedLlm, kind: &str) {
-    p.write(
-        "ward.toml",
-        &format!("model = \"scripted/test-model\"\n[provider.scripted]\nkind = \"{kind}\"\nbase_url = \"{}/v1\"\napi_key = \"test-key\"\n[provider.scripted.models.test-model]\noutput = 1024\n", llm.base_url),
-    );
+    llm.configure(p, kind);
 }
 
 async fn ward_run(p: &Project, args: &[&str]) -> ward_tests::Run {
-    let mut full = vec!["run"];
-    full.extend_from_slice(args);
-    let owned: Vec<String> = full.iter().map(|s| s.to_string()).collect();
-    let project = Project::clone_handle(p);
-    tokio::task::spawn_blocking(move || {
-        let refs: Vec<&str> = owned.iter().map(String::as_str).collect();
-        project.run(&refs, "")
-    })
-    .await
-    .unwrap()
+    ward_run_stdin(p, args, "").await
 }
 
 async fn read_edit_bash(wire: Wire, kind: &str) {
@@ -181,15 +169,9 @@ fn configure_with(p: &Project, llm: &ScriptedLlm, extra: &str) {
 }
 
 async fn ward_run_stdin(p: &Project, args: &[&str], stdin: &str) -> ward_tests::Run {
-    let mut full = vec!["run".to_string()];
-    full.extend(args.iter().map(|s| s.to_string()));
-    let (project, stdin) = (Project::clone_handle(p), stdin.to_string());
-    tokio::task::spawn_blocking(move || {
-        let refs: Vec<&str> = full.iter().map(String::as_str).collect();
-        project.run(&refs, &stdin)
-    })
-    .await
-    .unwrap()
+    let mut full = vec!["run"];
+    full.extend_from_slice(args);
+    p.run_async(&full, stdin).await
 }
 
 fn echo(file: &str) -> Turn {

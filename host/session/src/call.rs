@@ -1,8 +1,6 @@
 //! Running one tool call of a step: the part goes to running, the call goes through
 //! the tool box (repair, permission, sandbox), and the part records the outcome.
 
-use std::sync::{Arc, Mutex};
-
 use serde_json::Value;
 use ward_permission::PermissionError;
 use ward_plugin::CallScope;
@@ -37,15 +35,9 @@ impl Runner {
         });
         self.store.put_part(&part)?;
         let scope = CallScope {
-            session_id: session.id.clone(),
             message_id: assistant.id.clone(),
             call_id: call.id.clone(),
-            agent: self.agent.clone(),
-            project: self.project.clone(),
-            rules: self.rules.clone(),
-            permissions: self.permissions.clone(),
-            progress: None,
-            approved: Arc::new(Mutex::new(Vec::new())),
+            ..self.session_scope(session)
         };
         let mut rejected = false;
         let state = match self

@@ -125,7 +125,7 @@ impl Runner {
         // `chat.message` hooks may add context to what the user typed, as parts of
         // its own marked synthetic (never rewriting the user's words).
         let message = serde_json::json!({ "info": &user, "parts": [&typed] }).to_string();
-        let scope = self.hook_scope(session);
+        let scope = self.session_scope(session);
         for extra in self.tools.host().chat_message(&message, &scope).await {
             self.store.put_part(&Part::new(
                 &session.id,
@@ -232,8 +232,9 @@ impl Runner {
         let _ = self.store.put_message(&MessageInfo::Assistant(assistant));
     }
 
-    /// The scope hook plugins are called in: the session's, outside any tool call.
-    pub(crate) fn hook_scope(&self, session: &Session) -> CallScope {
+    /// The session's scope outside any tool call: what hook plugins are called in, and
+    /// what a tool call's scope starts from.
+    pub(crate) fn session_scope(&self, session: &Session) -> CallScope {
         CallScope {
             session_id: session.id.clone(),
             message_id: String::new(),

@@ -135,7 +135,7 @@ impl Runner {
     /// `system.transform` and `chat.params` hooks, before every model call.
     async fn apply_hooks(&self, session: &Session, request: &mut ChatRequest) {
         let host = self.tools.host();
-        let scope = self.hook_scope(session);
+        let scope = self.session_scope(session);
         let texts: Vec<String> = request.system.iter().map(|b| b.text.clone()).collect();
         let transformed = host.system_transform(texts.clone(), &scope).await;
         if transformed != texts {
