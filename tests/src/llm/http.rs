@@ -142,7 +142,9 @@ async fn read_request(sock: &mut TcpStream) -> std::io::Result<Option<Recorded>>
         }
         buf.extend_from_slice(&chunk[..n]);
     }
-    let body = serde_json::from_slice(&buf[header_end..]).unwrap_or(serde_json::Value::Null);
+    // Parsed when a test asks for it (`ScriptedLlm::requests`), so serving a request
+    // costs the benchmarks nothing that the real provider's work would not.
+    let raw = buf[header_end..].to_vec();
     let wire = if path.ends_with("/chat/completions") {
         Some(Wire::ChatCompletions)
     } else if path.ends_with("/responses") {
@@ -156,7 +158,8 @@ async fn read_request(sock: &mut TcpStream) -> std::io::Result<Option<Recorded>>
         wire,
         path,
         headers,
-        body,
+        body: serde_json::Value::Null,
+        raw,
     }))
 }
 

@@ -132,6 +132,8 @@ pub struct Recorded {
     pub headers: Vec<(String, String)>,
     /// The JSON body (or `Value::Null` if it was not JSON).
     pub body: Value,
+    /// The body as received.
+    pub raw: Vec<u8>,
 }
 
 /// A running scripted server. It stops when the Tokio runtime that started it stops.
@@ -181,7 +183,11 @@ impl ScriptedLlm {
 
     /// Every request received so far.
     pub fn requests(&self) -> Vec<Recorded> {
-        self.requests.lock().map(|r| r.clone()).unwrap_or_default()
+        let mut all = self.requests.lock().map(|r| r.clone()).unwrap_or_default();
+        for r in &mut all {
+            r.body = serde_json::from_slice(&r.raw).unwrap_or(Value::Null);
+        }
+        all
     }
 
     /// Turns not yet served.
