@@ -1,6 +1,8 @@
 //! Ward's agent loop: one [`runner::Runner`] drives a session from a prompt to the
 //! model's final answer — history in, streamed reply out, tool calls through the plugin
-//! runtime, retries, the step limit — and records every part in the store as it goes.
+//! runtime (with the hook plugins around them), retries, the step limit — and records
+//! every part in the store as it goes. A session has at most one loop running
+//! ([`active`]): a prompt to a busy session joins it, and an abort cancels it.
 
 pub mod active;
 pub mod ask_hook;
