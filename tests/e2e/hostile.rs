@@ -418,6 +418,46 @@ async fn read_rules_hold_inside_the_grant() {
 }
 
 #[tokio::test]
+async fn a_symlinked_directory_is_checked_as_its_target() {
+    let p = Project::new("dir-link");
+    p.write("secret/key", "hunter2");
+    p.write("public/ok.txt", "fine");
+    std::fs::create_dir_all(p.path("out/locked")).unwrap();
+    // Relative links inside the grant: wasmtime-wasi follows them, the rules must not.
+    std::os::unix::fs::symlink("secret", p.path("alias")).unwrap();
+    std::os::unix::fs::symlink("out/locked", p.path("drop")).unwrap();
+    let rules = r#"
+        read = { "secret/*" = "deny" }
+        edit = { "out/locked/*" = "deny" }
+    "#;
+    let h = harness(&p, ALL, rules);
+
+    for path in [p.path("alias/key"), p.path("public/../alias/key")] {
+        let args = serde_json::json!({ "path": path }).to_string();
+        let err = h.call("read_path", &args).await.unwrap_err();
+        assert!(!err.to_string().contains("hunter2"), "{path:?}: {err}");
+    }
+    let args = serde_json::json!({ "path": p.path("public/ok.txt") }).to_string();
+    let out = h.call("read_path", &args).await.expect("a plain read");
+    assert_eq!(out.output, "fine");
+
+    let args = serde_json::json!({ "path": p.path("drop/x"), "content": "pwned" });
+    h.call("write_path", &args.to_string()).await.unwrap_err();
+    assert!(
+        !p.path("out/locked/x").exists(),
+        "a write went through the link"
+    );
+
+    let log = Harness::audit_log(&p);
+    assert!(
+        log.lines()
+            .any(|l| l.contains("alias/key") && l.contains("`secret/key`")),
+        "{log}"
+    );
+    h.assert_noop_works().await;
+}
+
+#[tokio::test]
 async fn edit_rules_hold_inside_the_write_grant() {
     let p = Project::new("edit-rules");
     std::fs::create_dir_all(p.path("out/locked")).unwrap();

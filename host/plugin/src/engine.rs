@@ -10,7 +10,9 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::thread::JoinHandle;
 use std::time::Duration;
 
-use wasmtime::{Config, Engine, InstanceAllocationStrategy, OptLevel, PoolingAllocationConfig};
+use wasmtime::{
+    Config, Enabled, Engine, InstanceAllocationStrategy, OptLevel, PoolingAllocationConfig,
+};
 
 /// How often the epoch advances. A call that exceeds its deadline is trapped within
 /// one tick of it.
@@ -18,6 +20,13 @@ pub const TICK: Duration = Duration::from_millis(5);
 
 /// The largest linear memory any plugin may be granted.
 pub const MAX_MEMORY_BYTES: usize = 1 << 30;
+
+/// Bytes of each linear memory and table kept resident when a call's instance is
+/// dropped, where the kernel has `PAGEMAP_SCAN` (Linux 6.7+): only the pages the call
+/// wrote are reset, by copying, so the next call in that slot takes no page faults and
+/// no `madvise` (measured: warm no-op call 27 µs → 12 µs). The price is up to this
+/// much resident memory per pool slot in use.
+const KEEP_RESIDENT: usize = 1 << 20;
 
 /// How many plugin calls may be in flight at once across the process.
 const MAX_CONCURRENT_INSTANCES: u32 = 64;
@@ -46,6 +55,13 @@ impl SharedEngine {
             // Return freed slots' pages to the kernel in batches: one madvise for many
             // calls instead of one per call (measured: drop 12 µs → 7.5 µs per call).
             .decommit_batch_size(32);
+        // Without the scan, keeping memory resident means `memset`ting all of it on
+        // every reset, touched or not: slower than the page faults it saves.
+        if PoolingAllocationConfig::is_pagemap_scan_available() {
+            pool.linear_memory_keep_resident(KEEP_RESIDENT)
+                .table_keep_resident(KEEP_RESIDENT)
+                .pagemap_scan(Enabled::Yes);
+        }
 
         let mut config = Config::new();
         config

@@ -5,20 +5,35 @@
 //! wasmtime-wasi's `add_to_linker_async` links it, except `wasi:filesystem/types` and
 //! `wasi:filesystem/preopens`, which go through [`GuardedFs`]: it remembers the host
 //! path behind each descriptor (preopens sit at their real absolute paths, so the
-//! guest's name for one is its host path) and, before delegating a path-taking call to
-//! wasmtime-wasi's own implementation, checks the `read` / `edit` rules for the path
-//! ([`policy`]). The preopens remain the hard boundary; this layer only narrows what a
-//! grant lets through (SPEC §2.3).
+//! guest's name for one is its host path) and checks the `read` / `edit` rules for
+//! every path-taking call, on the lexical path and on where it really leads. The call
+//! itself is then wasmtime-wasi's, except read-only opens of symlink-free paths and
+//! directory listings, which the guard makes itself to spare syscalls. The preopens
+//! remain the hard boundary; this layer only narrows what a grant lets through
+//! (SPEC §2.3).
 //!
-//! - [`delegate`]: the WASI host traits, each a check followed by the delegation.
-//! - [`policy`]: turning a host path into rule patterns (lexical and symlink-resolved)
-//!   and deciding, asking and auditing.
+//! - [`delegate`]: the WASI host traits, each a check followed by the call.
+//! - [`access`]: the check of one access, before it or on the opened descriptor.
+//! - [`policy`]: turning a host path into rule patterns and deciding, asking and
+//!   auditing.
+//! - [`resolve`]: where a path really leads.
+//! - [`direct`]: read-only opens made by the guard; [`readdir`]: listings.
+//!
+//! Nothing resolved is cached beyond the descriptor it belongs to, so a symlink
+//! swapped in during a call is seen by the next access; an open is decided on what
+//! was opened, so not even a swap between check and open slips through.
 
+mod access;
 mod delegate;
+mod direct;
 mod policy;
+mod readdir;
+mod resolve;
 
+use std::cell::OnceCell;
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 
 use ward_permission::path::normalize;
 use wasmtime::component::{HasData, Linker, Resource, ResourceTable};
@@ -29,7 +44,7 @@ use wasmtime_wasi::p2::bindings::{self, cli, clocks, filesystem, io, random, soc
 use wasmtime_wasi::random::WasiRandom;
 use wasmtime_wasi::sockets::{WasiSockets, WasiSocketsView};
 
-use crate::state::StoreState;
+use crate::state::{CallEnv, StoreState};
 
 /// Links WASI 0.2 for plugins: wasmtime-wasi's asynchronous set of interfaces, with the
 /// filesystem guarded. Mirrors `wasmtime_wasi::p2::add_to_linker_with_options_async`
@@ -101,58 +116,128 @@ pub(crate) struct Guard<'a> {
     state: &'a mut StoreState,
 }
 
-/// What the guard keeps per call: the host path behind each live descriptor.
+/// What the guard keeps per call: what it knows of each live descriptor.
 pub(crate) struct Descriptors {
-    /// Absolute, lexically normalised host path per descriptor, keyed by
-    /// `Resource::rep()`. Entries are added when a descriptor is handed out (preopens,
-    /// `open-at`) and removed when the guest drops it, so a reused table slot never
-    /// inherits a stale path.
-    paths: HashMap<u32, PathBuf>,
+    /// Per descriptor, keyed by `Resource::rep()`. Entries are added when a descriptor
+    /// is handed out (preopens, `open-at`) and removed when the guest drops it, so a
+    /// reused table slot never inherits a stale path.
+    known: HashMap<u32, Known>,
+    /// The project root, normalised; shared so a check can hold it across `await`s.
+    project: Arc<Path>,
     /// The project root with symlinks resolved, so resolved paths inside the project
-    /// still become project-relative patterns.
-    real_project: PathBuf,
+    /// still become project-relative patterns. Found on first use: most calls never
+    /// touch the filesystem, and resolving costs a syscall per component.
+    real_project: OnceCell<PathBuf>,
+}
+
+/// One descriptor the guard handed out.
+struct Known {
+    /// Absolute, lexically normalised host path: the guest's name for it.
+    path: PathBuf,
+    /// Where it really is (symlinks resolved), as the kernel reported for the open
+    /// descriptor; `None` when unknown or possibly out of date (after a rename).
+    real: Option<PathBuf>,
 }
 
 impl Descriptors {
     /// No descriptors yet, for a call in `project`.
     pub(crate) fn new(project: &Path) -> Self {
         Descriptors {
-            paths: HashMap::new(),
-            real_project: std::fs::canonicalize(project).unwrap_or_else(|_| normalize(project)),
+            known: HashMap::new(),
+            project: normalize(project).into(),
+            real_project: OnceCell::new(),
         }
+    }
+
+    fn real_project(&self) -> &Path {
+        self.real_project
+            .get_or_init(|| resolve::real_dir(&self.project))
     }
 }
 
 impl Guard<'_> {
+    /// The call's environment and normalised project root, for a [`Check`].
+    fn call(&self) -> (Arc<CallEnv>, Arc<Path>) {
+        (self.state.env.clone(), self.state.fs.project.clone())
+    }
+
     /// The host path behind `fd`. A descriptor the guard did not hand out has no path
     /// to check, so it is refused rather than waved through.
-    fn path_of(&self, fd: &Resource<Descriptor>) -> Result<PathBuf, ErrorCode> {
+    fn path_of(&self, fd: &Resource<Descriptor>) -> Result<&Path, ErrorCode> {
         self.state
             .fs
-            .paths
+            .known
             .get(&fd.rep())
-            .cloned()
+            .map(|k| k.path.as_path())
             .ok_or(ErrorCode::BadDescriptor)
     }
 
     /// The host path `path` names relative to directory `fd`, normalised lexically.
     fn path_at(&self, fd: &Resource<Descriptor>, path: &str) -> Result<PathBuf, ErrorCode> {
-        Ok(normalize(&self.path_of(fd)?.join(path)))
+        let base = self.path_of(fd)?;
+        // Most paths are plain `a/b/c`: joined to a normalised base they are normalised
+        // already (this runs for every filesystem access).
+        let plain = path
+            .split('/')
+            .all(|part| !part.is_empty() && part != "." && part != "..");
+        if plain {
+            return Ok(base.join(path));
+        }
+        Ok(normalize(&base.join(path)))
     }
 
+    /// The open descriptor behind `fd` in the store's table.
+    fn descriptor(&self, fd: &Resource<Descriptor>) -> Result<&Descriptor, ErrorCode> {
+        self.state
+            .table
+            .get(fd)
+            .map_err(|_| ErrorCode::BadDescriptor)
+    }
+
+    /// Records a descriptor handed to the guest: its lexical path, and where it really
+    /// is, asked of the descriptor itself.
     fn remember(&mut self, fd: &Resource<Descriptor>, path: PathBuf) {
-        self.state.fs.paths.insert(fd.rep(), path);
+        let real = self.descriptor(fd).ok().and_then(resolve::descriptor_path);
+        self.remember_resolved(fd, path, real);
+    }
+
+    /// Records a descriptor handed to the guest whose real path is already known.
+    fn remember_resolved(
+        &mut self,
+        fd: &Resource<Descriptor>,
+        path: PathBuf,
+        real: Option<PathBuf>,
+    ) {
+        self.state.fs.known.insert(fd.rep(), Known { path, real });
     }
 
     fn forget(&mut self, fd: &Resource<Descriptor>) {
-        self.state.fs.paths.remove(&fd.rep());
+        self.state.fs.known.remove(&fd.rep());
     }
 
-    /// Checks `permission` (`read` or `edit`) for the host path `path` against the
-    /// call's rules; `Err` is what the guest gets instead of the access.
-    async fn check(&mut self, permission: &str, path: &Path) -> Result<(), ErrorCode> {
-        let env = self.state.env.clone();
-        let real_project = self.state.fs.real_project.clone();
-        policy::check(&env, &real_project, permission, path).await
+    /// Forgets where every open directory really is, after a rename or removal that
+    /// may have moved one; each is asked again when next used.
+    fn moved(&mut self) {
+        for known in self.state.fs.known.values_mut() {
+            known.real = None;
+        }
+    }
+
+    /// The real path of directory `fd`, asked of the descriptor when not known.
+    fn real_of(&mut self, fd: &Resource<Descriptor>) -> Option<PathBuf> {
+        if let Some(real) = self
+            .state
+            .fs
+            .known
+            .get(&fd.rep())
+            .and_then(|k| k.real.clone())
+        {
+            return Some(real);
+        }
+        let real = resolve::descriptor_path(self.descriptor(fd).ok()?)?;
+        if let Some(known) = self.state.fs.known.get_mut(&fd.rep()) {
+            known.real = Some(real.clone());
+        }
+        Some(real)
     }
 }

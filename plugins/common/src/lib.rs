@@ -3,9 +3,11 @@
 //! truncation, binary detection and unified diffs.
 //!
 //! Everything here is plain Rust over `std::fs`, so it runs both inside the WASI sandbox
-//! and natively in unit tests.
+//! and natively in unit tests; [`fs`] alone talks to `wasi:filesystem` directly inside
+//! the sandbox, to read files in fewer calls.
 
 pub mod diff;
+pub mod fs;
 pub mod glob;
 pub mod ignore;
 pub mod path;

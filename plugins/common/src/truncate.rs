@@ -12,6 +12,10 @@ pub const MAX_LINE_CHARS: usize = 2000;
 
 /// Cuts `line` after `max_chars` characters, appending `...` when it did.
 pub fn cut_line(line: &str, max_chars: usize) -> Cow<'_, str> {
+    // No more bytes than `max_chars` means no more characters: skip counting them.
+    if line.len() <= max_chars {
+        return Cow::Borrowed(line);
+    }
     match line.char_indices().nth(max_chars) {
         Some((at, _)) => Cow::Owned(format!("{}...", &line[..at])),
         None => Cow::Borrowed(line),

@@ -5,6 +5,7 @@
 use std::ops::ControlFlow;
 use std::path::{Path, PathBuf};
 
+use crate::fs::{self, Kind};
 use crate::glob::Glob;
 use crate::ignore::{IgnoreFile, is_ignored};
 
@@ -126,21 +127,20 @@ fn walk_entries(
     stack: &mut Vec<IgnoreFile>,
     visit: &mut impl FnMut(&Entry) -> ControlFlow<()>,
 ) -> ControlFlow<()> {
-    let Ok(read) = std::fs::read_dir(dir) else {
+    let Ok(entries) = fs::read_dir(dir) else {
         return ControlFlow::Continue(());
     };
-    let mut children: Vec<(String, PathBuf, bool, bool)> = read
-        .flatten()
+    let mut children: Vec<(String, PathBuf, bool, bool)> = entries
+        .into_iter()
         .map(|entry| {
-            let name = entry.file_name().to_string_lossy().into_owned();
-            let path = entry.path();
-            let file_type = entry.file_type().ok();
-            let is_symlink = file_type.is_some_and(|t| t.is_symlink());
+            let path = dir.join(&entry.name);
+            let is_symlink = entry.kind == Kind::Symlink;
             let is_dir = if is_symlink {
                 std::fs::metadata(&path).is_ok_and(|m| m.is_dir())
             } else {
-                file_type.is_some_and(|t| t.is_dir())
+                entry.kind == Kind::Dir
             };
+            let name = entry.name.to_string_lossy().into_owned();
             (name, path, is_dir, is_symlink)
         })
         .collect();

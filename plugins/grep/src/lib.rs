@@ -8,11 +8,12 @@ use std::path::PathBuf;
 use regex::{Regex, RegexBuilder};
 use serde_json::json;
 use ward_sdk::{Context, Output, Tool, ToolError};
+use ward_tool_common::fs::File;
 use ward_tool_common::glob::Glob;
 use ward_tool_common::path::{fs_error, resolve};
 use ward_tool_common::text::{SNIFF_BYTES, has_binary_extension, looks_binary};
 use ward_tool_common::truncate::{MAX_LINE_CHARS, cut_line};
-use ward_tool_common::walk::{WalkOptions, mtime, walk};
+use ward_tool_common::walk::{WalkOptions, walk};
 
 /// Most matches returned.
 pub const LIMIT: usize = 100;
@@ -104,7 +105,7 @@ pub fn grep(directory: &str, args: &Args) -> Result<Output, ToolError> {
     )
 }
 
-/// The files to search, newest first.
+/// The files to search, in walk order.
 fn candidate_files(
     directory: &str,
     root: &std::path::Path,
@@ -114,13 +115,13 @@ fn candidate_files(
     if meta.is_file() {
         return Ok(vec![root.to_path_buf()]);
     }
-    let mut files: Vec<(u128, PathBuf)> = Vec::new();
+    let mut files = Vec::new();
     walk(root, &WalkOptions::search(directory), |entry| {
         let wanted = !entry.is_dir
             && !has_binary_extension(&entry.path)
             && include.is_none_or(|g| g.is_match(&entry.rel));
         if wanted {
-            files.push((mtime(&entry.path), entry.path.clone()));
+            files.push(entry.path.clone());
         }
         if files.len() >= MAX_SCANNED {
             ControlFlow::Break(())
@@ -129,41 +130,110 @@ fn candidate_files(
         }
     })
     .map_err(|e| fs_error(directory, root, &e))?;
-    files.sort_by(|a, b| b.0.cmp(&a.0).then_with(|| a.1.cmp(&b.1)));
-    Ok(files.into_iter().map(|(_, p)| p).collect())
+    Ok(files)
 }
 
-/// Searches `files` in order; returns the first [`LIMIT`] matches and the total count.
+/// The matches found in one file.
+struct FileHits {
+    /// Modification time, nanoseconds since the epoch (0 when unknown).
+    modified: u128,
+    path: PathBuf,
+    /// 1-based line number and line, at most [`LIMIT`] of them.
+    lines: Vec<(usize, String)>,
+}
+
+/// Searches `files`; returns the first [`LIMIT`] matches, files newest first, and the
+/// total count.
+///
+/// Each file is opened once and its size and modification time read from the open
+/// file, so no file is stat'ed by path: inside the sandbox every path lookup is a
+/// checked host call. Files are therefore searched in walk order and only the files
+/// that matched are sorted.
 fn search(regex: &Regex, files: &[PathBuf]) -> (Vec<Match>, usize) {
-    let mut matches = Vec::new();
+    let mut found: Vec<FileHits> = Vec::new();
+    let mut kept = 0;
     let mut total = 0;
     for path in files {
-        let too_big = std::fs::metadata(path).map_or(true, |m| m.len() > MAX_FILE_BYTES);
-        if too_big {
-            continue;
-        }
-        let Ok(bytes) = std::fs::read(path) else {
+        let Some(bytes) = read_searchable(path) else {
             continue;
         };
-        if looks_binary(&bytes[..bytes.len().min(SNIFF_BYTES)]) {
-            continue;
-        }
-        let text = String::from_utf8_lossy(&bytes);
+        let (modified, bytes) = bytes;
+        // Validating first is much faster than the lossy conversion, which only the
+        // rare file that is not UTF-8 needs.
+        let text = match std::str::from_utf8(&bytes) {
+            Ok(text) => std::borrow::Cow::Borrowed(text),
+            Err(_) => String::from_utf8_lossy(&bytes),
+        };
+        let mut lines = Vec::new();
         for (i, line) in text.lines().enumerate() {
             if !regex.is_match(line) {
                 continue;
             }
             total += 1;
-            if matches.len() < LIMIT {
-                matches.push(Match {
-                    path: path.clone(),
-                    line: i + 1,
-                    text: cut_line(line.trim_end_matches('\r'), MAX_LINE_CHARS).into_owned(),
-                });
+            if lines.len() < LIMIT {
+                let line = cut_line(line.trim_end_matches('\r'), MAX_LINE_CHARS);
+                lines.push((i + 1, line.into_owned()));
+            }
+        }
+        if !lines.is_empty() {
+            kept += lines.len();
+            found.push(FileHits {
+                modified,
+                path: path.clone(),
+                lines,
+            });
+            if kept > 4 * LIMIT {
+                kept = keep_first(&mut found);
             }
         }
     }
+    keep_first(&mut found);
+    let matches = found
+        .into_iter()
+        .flat_map(|file| {
+            let path = file.path;
+            file.lines.into_iter().map(move |(line, text)| Match {
+                path: path.clone(),
+                line,
+                text,
+            })
+        })
+        .take(LIMIT)
+        .collect();
     (matches, total)
+}
+
+/// Sorts `found` newest first (then by path) and drops the files after those holding
+/// the first [`LIMIT`] matches; returns how many matches are left.
+fn keep_first(found: &mut Vec<FileHits>) -> usize {
+    found.sort_by(|a, b| {
+        b.modified
+            .cmp(&a.modified)
+            .then_with(|| a.path.cmp(&b.path))
+    });
+    let mut kept = 0;
+    let mut files = 0;
+    while files < found.len() && kept < LIMIT {
+        kept += found[files].lines.len();
+        files += 1;
+    }
+    found.truncate(files);
+    kept
+}
+
+/// The modification time and contents of `path`, unless it cannot be read, is larger
+/// than [`MAX_FILE_BYTES`] or looks binary.
+fn read_searchable(path: &std::path::Path) -> Option<(u128, Vec<u8>)> {
+    let mut file = File::open(path).ok()?;
+    let meta = file.metadata().ok()?;
+    if meta.is_dir || meta.len > MAX_FILE_BYTES {
+        return None;
+    }
+    let bytes = file.read_up_to(meta.len).ok()?;
+    if looks_binary(&bytes[..bytes.len().min(SNIFF_BYTES)]) {
+        return None;
+    }
+    Some((meta.modified, bytes))
 }
 
 /// Formats matches grouped by file.

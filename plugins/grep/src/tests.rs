@@ -120,3 +120,34 @@ fn no_match_and_bad_regex() -> std::io::Result<()> {
     ));
     Ok(())
 }
+
+#[test]
+fn newest_files_win_when_many_files_match() -> std::io::Result<()> {
+    // More matches than the search keeps while it runs, in files met oldest first.
+    let t = TempDir::new("grep-many")?;
+    let body: String = (0..60).map(|i| format!("hit {i}\n")).collect();
+    for i in 0..12 {
+        put(&t, &format!("f{i:02}.txt"), &body, 1_000 + i)?;
+    }
+    let out = run(&t.dir(), "hit", None, None).map_err(std::io::Error::other)?;
+    assert_eq!(out.metadata["matches"], 720);
+    let d = t.dir();
+    assert!(
+        out.output.starts_with(&format!(
+            "Found 720 matches (showing first 100)\n\n{d}/f11.txt:\n  Line 1: hit 0"
+        )),
+        "{}",
+        out.output
+    );
+    // The second newest file supplies the last 40 shown.
+    assert!(
+        out.output
+            .contains(&format!("{d}/f10.txt:\n  Line 1: hit 0"))
+    );
+    assert!(
+        out.output
+            .contains("  Line 40: hit 39\n\n(Results truncated")
+    );
+    assert!(!out.output.contains("f09.txt"));
+    Ok(())
+}

@@ -2,14 +2,21 @@
 //! capped at 50 KB), attaches images and PDFs, lists directories, refuses binary files,
 //! and suggests near names when a file is missing.
 
-use std::fs::File;
-use std::io::{BufRead, BufReader};
+use std::io::BufRead;
+use std::ops::ControlFlow;
 use std::path::Path;
 
 use serde_json::json;
 use ward_sdk::{Attachment, Context, Output, Tool, ToolError};
+
+mod lines;
+
+use lines::for_each_line;
+use ward_tool_common::fs::{BlockReader, File};
 use ward_tool_common::path::{display_path, fs_error, outside_hint, resolve};
-use ward_tool_common::text::{attachable_mime, data_url, edit_distance, is_binary_file};
+use ward_tool_common::text::{
+    SNIFF_BYTES, attachable_mime, data_url, edit_distance, has_binary_extension, looks_binary,
+};
 use ward_tool_common::truncate::{MAX_BYTES, MAX_LINE_CHARS, cut_line};
 
 /// Lines read when `limit` is not given.
@@ -79,33 +86,50 @@ pub fn read(directory: &str, args: &Args) -> Result<Output, ToolError> {
     let limit = args.limit.unwrap_or(DEFAULT_LIMIT);
     let path = resolve(directory, &args.file_path);
     let title = display_path(directory, &path);
-    let meta = match std::fs::metadata(&path) {
-        Ok(meta) => meta,
+    // One open serves the type check, the binary sniff and the reading: inside the
+    // sandbox every lookup of the path is a host call checked against the rules.
+    let file = match File::open(&path) {
+        Ok(file) => file,
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
             return Err(not_found(directory, &path));
         }
         Err(e) => return Err(fs_error(directory, &path, &e)),
     };
-    if meta.is_dir() {
+    let meta = file
+        .metadata()
+        .map_err(|e| fs_error(directory, &path, &e))?;
+    if meta.is_dir {
+        drop(file);
         return list_directory(directory, &path, title, offset, limit);
     }
     if let Some(mime) = attachable_mime(&path) {
-        return attach(directory, &path, title, mime, meta.len());
+        return attach(directory, file, &path, title, mime, meta.len);
     }
-    if is_binary_file(&path).map_err(|e| fs_error(directory, &path, &e))? {
-        return Err(ToolError::Failed(format!(
-            "Cannot read binary file: {}",
-            path.display()
-        )));
+    if has_binary_extension(&path) {
+        return Err(binary(&path));
     }
-    read_text(directory, &path, title, offset, limit)
+    read_text(directory, file, &path, title, offset, limit)
 }
 
-/// A window of a text file.
+fn binary(path: &Path) -> ToolError {
+    ToolError::Failed(format!("Cannot read binary file: {}", path.display()))
+}
+
+/// Bytes read from the file at a time: one host call per block inside the sandbox.
+const BLOCK: usize = 64 * 1024;
+
+/// A window of a text file, already numbered as the output shows it.
 #[derive(Debug, Default)]
 struct Window {
-    /// Lines shown, already cut to [`MAX_LINE_CHARS`].
-    lines: Vec<String>,
+    /// `<file>` and the shown lines, each `N: line\n`, lines cut to
+    /// [`MAX_LINE_CHARS`]: the start of the output.
+    text: String,
+    /// Bytes of the shown lines in `text`, counted against [`MAX_BYTES`].
+    bytes: usize,
+    /// How many lines are shown.
+    shown: usize,
+    /// The first 20 shown lines, without numbers, for the metadata's preview.
+    preview: Vec<String>,
     /// Lines seen up to where reading stopped (the file's length when `more` is false).
     seen: usize,
     /// The file goes on after the window.
@@ -114,58 +138,92 @@ struct Window {
     capped: bool,
 }
 
-fn read_window(path: &Path, offset: usize, limit: usize) -> std::io::Result<Window> {
-    let mut reader = BufReader::new(File::open(path)?);
-    let mut window = Window::default();
-    let mut bytes = 0;
-    let mut buf = Vec::new();
-    loop {
-        buf.clear();
-        if reader.read_until(b'\n', &mut buf)? == 0 {
-            break;
-        }
+/// Lines shown in the metadata's preview.
+const PREVIEW_LINES: usize = 20;
+
+/// What the output starts with.
+const OPEN_TAG: &str = "<file>\n";
+
+fn read_window(mut reader: impl BufRead, offset: usize, limit: usize) -> std::io::Result<Window> {
+    let mut window = Window {
+        text: String::with_capacity(OPEN_TAG.len() + MAX_BYTES + 256),
+        ..Window::default()
+    };
+    window.text.push_str(OPEN_TAG);
+    for_each_line(&mut reader, |text| {
         window.seen += 1;
         if window.seen < offset {
-            continue;
+            return ControlFlow::Continue(());
         }
-        if window.lines.len() == limit {
+        if window.shown == limit {
             window.more = true;
-            break;
+            return ControlFlow::Break(());
         }
-        let text = String::from_utf8_lossy(&buf);
-        let text = text.trim_end_matches('\n').trim_end_matches('\r');
-        let line = cut_line(text, MAX_LINE_CHARS).into_owned();
-        let numbered = line.len() + window.seen.to_string().len() + 3;
-        if bytes + numbered > MAX_BYTES && !window.lines.is_empty() {
+        let line = cut_line(text.trim_end_matches('\r'), MAX_LINE_CHARS);
+        let numbered = line.len() + decimal_len(window.seen) + 3;
+        if window.bytes + numbered > MAX_BYTES && window.shown > 0 {
             window.more = true;
             window.capped = true;
+            return ControlFlow::Break(());
+        }
+        window.bytes += numbered;
+        push_decimal(&mut window.text, window.seen);
+        window.text.push_str(": ");
+        window.text.push_str(&line);
+        window.text.push('\n');
+        if window.preview.len() < PREVIEW_LINES {
+            window.preview.push(line.into_owned());
+        }
+        window.shown += 1;
+        ControlFlow::Continue(())
+    })?;
+    Ok(window)
+}
+
+/// How many digits `n` has in decimal.
+fn decimal_len(n: usize) -> usize {
+    n.checked_ilog10().map_or(1, |digits| digits as usize + 1)
+}
+
+/// Appends `n` in decimal, without the formatting machinery (once per line shown).
+fn push_decimal(out: &mut String, n: usize) {
+    let mut digits = [0u8; 20];
+    let mut at = digits.len();
+    let mut n = n;
+    loop {
+        at -= 1;
+        digits[at] = b'0' + (n % 10) as u8;
+        n /= 10;
+        if n == 0 {
             break;
         }
-        bytes += numbered;
-        window.lines.push(line);
     }
-    Ok(window)
+    // ASCII digits always convert; one `push_str` beats a `push` per digit.
+    out.push_str(std::str::from_utf8(&digits[at..]).unwrap_or_default());
 }
 
 fn read_text(
     directory: &str,
+    file: File,
     path: &Path,
     title: String,
     offset: usize,
     limit: usize,
 ) -> Result<Output, ToolError> {
-    let window = read_window(path, offset, limit).map_err(|e| fs_error(directory, path, &e))?;
-    if window.lines.is_empty() && !(window.seen == 0 && offset == 1) {
+    let io_error = |e: std::io::Error| fs_error(directory, path, &e);
+    let mut reader = BlockReader::new(file, BLOCK);
+    if looks_binary(reader.peek(SNIFF_BYTES).map_err(io_error)?) {
+        return Err(binary(path));
+    }
+    let window = read_window(reader, offset, limit).map_err(io_error)?;
+    if window.shown == 0 && !(window.seen == 0 && offset == 1) {
         return Err(ToolError::InvalidArguments(format!(
             "Offset {offset} is out of range for this file ({} lines)",
             window.seen
         )));
     }
-    let last = offset + window.lines.len().saturating_sub(1);
-    let mut output = String::from("<file>\n");
-    for (i, line) in window.lines.iter().enumerate() {
-        output.push_str(&format!("{}: {line}\n", offset + i));
-    }
+    let last = offset + window.shown.saturating_sub(1);
+    let mut output = window.text;
     output.push('\n');
     if window.capped {
         output.push_str(&format!(
@@ -179,11 +237,10 @@ fn read_text(
         output.push_str(&format!("(End of file - total {} lines)", window.seen));
     }
     output.push_str("\n</file>");
-    let preview: Vec<&str> = window.lines.iter().take(20).map(String::as_str).collect();
     Ok(Output::text(title, output).with_metadata(json!({
-        "lines": window.lines.len(),
+        "lines": window.shown,
         "truncated": window.more,
-        "preview": preview.join("\n"),
+        "preview": window.preview.join("\n"),
     })))
 }
 
@@ -235,6 +292,7 @@ fn list_directory(
 
 fn attach(
     directory: &str,
+    mut file: File,
     path: &Path,
     title: String,
     mime: &str,
@@ -246,7 +304,9 @@ fn attach(
             path.display()
         )));
     }
-    let bytes = std::fs::read(path).map_err(|e| fs_error(directory, path, &e))?;
+    let bytes = file
+        .read_up_to(size)
+        .map_err(|e| fs_error(directory, path, &e))?;
     let kind = if mime.starts_with("image/") {
         "Image"
     } else {

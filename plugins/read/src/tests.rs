@@ -159,3 +159,12 @@ fn missing_files_suggest_near_names() -> std::io::Result<()> {
     assert_eq!(plain, format!("File not found: {}/zzz", t.dir()));
     Ok(())
 }
+
+#[test]
+fn a_window_counts_lines_split_across_reads() -> std::io::Result<()> {
+    let text = "ab\ncdefg\n\nh\r\nlast";
+    let window = read_window(std::io::BufReader::with_capacity(3, text.as_bytes()), 2, 2)?;
+    assert_eq!(window.text, "<file>\n2: cdefg\n3: \n");
+    assert!(window.more && !window.capped);
+    Ok(())
+}

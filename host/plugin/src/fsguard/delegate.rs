@@ -1,9 +1,13 @@
 //! The WASI filesystem host traits for [`Guard`]: every path-taking call is checked
 //! against the rules (`read` to look, `edit` to change; `metadata-hash-at` alone is
-//! exempt, see there), then handed to wasmtime-wasi's implementation unchanged. Calls
-//! on an already open descriptor were checked when it was opened and pass straight
-//! through.
+//! exempt, see there), then handed to wasmtime-wasi's implementation unchanged, bar
+//! the opens and listings the guard makes itself ([`super::direct`],
+//! [`super::readdir`]). Calls on an already open descriptor were checked when it was
+//! opened and pass straight through.
 
+use std::path::Path;
+
+use ward_permission::path::normalize;
 use wasmtime::component::Resource;
 use wasmtime_wasi::filesystem::{WasiFilesystemCtxView, WasiFilesystemView};
 use wasmtime_wasi::p2::bindings::filesystem::preopens;
@@ -13,7 +17,8 @@ use wasmtime_wasi::p2::bindings::filesystem::types::{
 };
 use wasmtime_wasi::p2::{DynInputStream, DynOutputStream, FsError, FsResult};
 
-use super::Guard;
+use super::policy::Check;
+use super::{Guard, readdir};
 
 const READ: &str = "read";
 const EDIT: &str = "edit";
@@ -29,9 +34,10 @@ impl preopens::Host for Guard<'_> {
     fn get_directories(&mut self) -> wasmtime::Result<Vec<(Resource<Descriptor>, String)>> {
         let dirs = preopens::Host::get_directories(&mut self.fs())?;
         // Preopens are made at their real absolute paths (see `StoreState::new`), so the
-        // guest's name for each is its host path.
+        // guest's name for each is its host path. Kept normalised: paths are joined to
+        // it as they are.
         for (fd, name) in &dirs {
-            self.remember(fd, name.into());
+            self.remember(fd, normalize(Path::new(name)));
         }
         Ok(dirs)
     }
@@ -55,10 +61,16 @@ impl HostDirectoryEntryStream for Guard<'_> {
         &mut self,
         stream: Resource<types::DirectoryEntryStream>,
     ) -> FsResult<Option<types::DirectoryEntry>> {
+        if let Some(listing) = readdir::get(&mut self.state.table, &stream) {
+            return Ok(listing.next()?);
+        }
         self.fs().read_directory_entry(stream).await
     }
 
     fn drop(&mut self, stream: Resource<types::DirectoryEntryStream>) -> wasmtime::Result<()> {
+        if readdir::remove(&mut self.state.table, &stream) {
+            return Ok(());
+        }
         HostDirectoryEntryStream::drop(&mut self.fs(), stream)
     }
 }
@@ -72,24 +84,50 @@ impl HostDescriptor for Guard<'_> {
         oflags: OpenFlags,
         flags: DescriptorFlags,
     ) -> FsResult<Resource<Descriptor>> {
+        let (env, project) = self.call();
         let target = self.path_at(&fd, &path)?;
-        let edits = oflags
-            .intersects(OpenFlags::CREATE | OpenFlags::TRUNCATE | OpenFlags::EXCLUSIVE)
-            || flags.intersects(DescriptorFlags::WRITE | DescriptorFlags::MUTATE_DIRECTORY);
+        let changes =
+            oflags.intersects(OpenFlags::CREATE | OpenFlags::TRUNCATE | OpenFlags::EXCLUSIVE);
+        let edits =
+            changes || flags.intersects(DescriptorFlags::WRITE | DescriptorFlags::MUTATE_DIRECTORY);
         // Opening for reading and writing at once is a read too; checking only `edit`
         // would make a write grant a way around a `read` deny.
+        let mut checks = Vec::with_capacity(2);
         if !edits || flags.contains(DescriptorFlags::READ) {
-            self.check(READ, &target).await?;
+            checks.push(Check::new(&env, &project, READ, &target)?);
         }
         if edits {
-            self.check(EDIT, &target).await?;
+            checks.push(Check::new(&env, &project, EDIT, &target)?);
+        }
+        // Creating or truncating changes the file before there is a descriptor to
+        // verify, so such opens are also decided (and asked) on the path resolved
+        // beforehand. Any other open has no effect until the guest holds the descriptor.
+        if changes {
+            for check in &mut checks {
+                self.resolve_before(check, &fd, &path)?;
+                check.confirm().await?;
+            }
+        } else {
+            let how = (path_flags, oflags, flags);
+            let direct = self.open_direct(&mut checks, &fd, &path, &target, how);
+            if let Some(opened) = direct.await? {
+                return Ok(opened);
+            }
         }
         let opened = self
             .fs()
             .open_at(fd, path_flags, path, oflags, flags)
             .await?;
-        self.remember(&opened, target);
-        Ok(opened)
+        match self.verify_opened(&mut checks, &opened, &target).await {
+            Ok(real) => {
+                self.remember_resolved(&opened, target, real);
+                Ok(opened)
+            }
+            Err(e) => {
+                HostDescriptor::drop(&mut self.fs(), opened).map_err(FsError::trap)?;
+                Err(e.into())
+            }
+        }
     }
 
     fn drop(&mut self, fd: Resource<Descriptor>) -> wasmtime::Result<()> {
@@ -101,8 +139,14 @@ impl HostDescriptor for Guard<'_> {
         &mut self,
         fd: Resource<Descriptor>,
     ) -> FsResult<Resource<types::DirectoryEntryStream>> {
-        let dir = self.path_of(&fd)?;
-        self.check(READ, &dir).await?;
+        let (env, project) = self.call();
+        let dir = self.path_of(&fd)?.to_path_buf();
+        let mut check = Check::new(&env, &project, READ, &dir)?;
+        self.resolve_opened(&mut check, &fd, &dir)?;
+        check.confirm().await?;
+        if let Some(listing) = readdir::list(self.descriptor(&fd)?) {
+            return Ok(readdir::push(&mut self.state.table, listing?)?);
+        }
         self.fs().read_directory(fd).await
     }
 
@@ -112,14 +156,12 @@ impl HostDescriptor for Guard<'_> {
         path_flags: types::PathFlags,
         path: String,
     ) -> FsResult<types::DescriptorStat> {
-        let target = self.path_at(&fd, &path)?;
-        self.check(READ, &target).await?;
+        self.check(READ, &fd, &path).await?;
         self.fs().stat_at(fd, path_flags, path).await
     }
 
     async fn readlink_at(&mut self, fd: Resource<Descriptor>, path: String) -> FsResult<String> {
-        let target = self.path_at(&fd, &path)?;
-        self.check(READ, &target).await?;
+        self.check(READ, &fd, &path).await?;
         self.fs().readlink_at(fd, path).await
     }
 
@@ -142,8 +184,7 @@ impl HostDescriptor for Guard<'_> {
         fd: Resource<Descriptor>,
         path: String,
     ) -> FsResult<()> {
-        let target = self.path_at(&fd, &path)?;
-        self.check(EDIT, &target).await?;
+        self.check(EDIT, &fd, &path).await?;
         self.fs().create_directory_at(fd, path).await
     }
 
@@ -152,14 +193,13 @@ impl HostDescriptor for Guard<'_> {
         fd: Resource<Descriptor>,
         path: String,
     ) -> FsResult<()> {
-        let target = self.path_at(&fd, &path)?;
-        self.check(EDIT, &target).await?;
+        self.check(EDIT, &fd, &path).await?;
+        self.moved();
         self.fs().remove_directory_at(fd, path).await
     }
 
     async fn unlink_file_at(&mut self, fd: Resource<Descriptor>, path: String) -> FsResult<()> {
-        let target = self.path_at(&fd, &path)?;
-        self.check(EDIT, &target).await?;
+        self.check(EDIT, &fd, &path).await?;
         self.fs().unlink_file_at(fd, path).await
     }
 
@@ -171,8 +211,7 @@ impl HostDescriptor for Guard<'_> {
         atim: types::NewTimestamp,
         mtim: types::NewTimestamp,
     ) -> FsResult<()> {
-        let target = self.path_at(&fd, &path)?;
-        self.check(EDIT, &target).await?;
+        self.check(EDIT, &fd, &path).await?;
         self.fs()
             .set_times_at(fd, path_flags, path, atim, mtim)
             .await
@@ -186,8 +225,7 @@ impl HostDescriptor for Guard<'_> {
     ) -> FsResult<()> {
         // Only the new link is written; what it points to is checked whenever the link
         // is used, since every path is also checked with its symlinks resolved.
-        let target = self.path_at(&fd, &dest_path)?;
-        self.check(EDIT, &target).await?;
+        self.check(EDIT, &fd, &dest_path).await?;
         self.fs().symlink_at(fd, src_path, dest_path).await
     }
 
@@ -202,10 +240,8 @@ impl HostDescriptor for Guard<'_> {
         // A hard link is the same file under a new name, and no resolving reveals the
         // old name later: linking needs `read` on the original as well as `edit` on
         // the new name.
-        let old = self.path_at(&fd, &old_path)?;
-        let new = self.path_at(&new_descriptor, &new_path)?;
-        self.check(READ, &old).await?;
-        self.check(EDIT, &new).await?;
+        self.check(READ, &fd, &old_path).await?;
+        self.check(EDIT, &new_descriptor, &new_path).await?;
         self.fs()
             .link_at(fd, old_path_flags, old_path, new_descriptor, new_path)
             .await
@@ -220,11 +256,11 @@ impl HostDescriptor for Guard<'_> {
     ) -> FsResult<()> {
         // Renaming edits both names, and moving a file out from under a `read` rule
         // would read it: the original also needs `read`.
-        let old = self.path_at(&fd, &old_path)?;
-        let new = self.path_at(&new_fd, &new_path)?;
-        self.check(READ, &old).await?;
-        self.check(EDIT, &old).await?;
-        self.check(EDIT, &new).await?;
+        self.check(READ, &fd, &old_path).await?;
+        self.check(EDIT, &fd, &old_path).await?;
+        self.check(EDIT, &new_fd, &new_path).await?;
+        // A renamed directory may be one the guest holds open (or hold one).
+        self.moved();
         self.fs().rename_at(fd, old_path, new_fd, new_path).await
     }
 

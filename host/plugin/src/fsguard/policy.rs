@@ -1,125 +1,157 @@
 //! Deciding one filesystem access against the permission rules.
 //!
-//! Owns which patterns a host path is checked as (its lexical form and, when it
-//! resolves differently, its symlink-resolved form, both project-relative), the
-//! decision (deny refuses and is audited, allow passes, ask goes to the user unless
-//! the caller already approved that exact need for this call), and what the guest is
-//! told (`access`, never why: the reason goes to the audit log).
+//! Owns which patterns a host path is checked as (its lexical form and its
+//! symlink-resolved form, both project-relative), the decision (deny refuses and is
+//! audited, allow passes, ask goes to the user unless the caller already approved that
+//! exact need for this call), and what the guest is told (`access`, never why: the
+//! reason goes to the audit log).
+//!
+//! A [`Check`] can take its patterns in steps, so an open can be decided on the lexical
+//! path before the file is opened and on the opened file's real path after, while
+//! the user is still asked only once.
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
-use ward_permission::path::{normalize, relative_pattern};
+use ward_permission::path::relative_pattern;
 use ward_permission::{Action, evaluate};
 use wasmtime_wasi::p2::bindings::filesystem::types::ErrorCode;
 
 use crate::state::CallEnv;
 
-/// Symlinks followed while resolving one path before giving up on resolving it (the
-/// lexical pattern is still checked). Matches Linux's `MAXSYMLINKS`.
-const MAX_LINKS: u8 = 40;
+/// One permission (`read` or `edit`) being checked for one host path.
+pub(super) struct Check<'a> {
+    env: &'a CallEnv,
+    permission: &'static str,
+    /// The project root, normalised.
+    project: &'a Path,
+    /// The lexical host path, as the audit log names it.
+    target: &'a Path,
+    /// Patterns already evaluated, so a resolved path equal to the lexical one is not
+    /// evaluated (or asked about) twice.
+    seen: Vec<String>,
+    /// Patterns whose rule says ask and that the caller has not approved yet.
+    asks: Vec<String>,
+}
 
-/// Checks `permission` for host path `path` in the call `env`.
-///
-/// Both the lexical path and the path with symlinks resolved are checked, so
-/// `innocent.txt -> .env` is refused under `read *.env = deny`. Resolving happens here,
-/// before wasmtime-wasi opens the path, so a plugin that can write inside its grant
-/// could swap a checked path for a symlink between the two (a TOCTOU race). Its
-/// reach stays within its preopens either way (wasmtime-wasi refuses links that leave
-/// them); only the rules inside the grant can be raced, and only by a plugin granted
-/// `fs-write`.
-pub(super) async fn check(
-    env: &CallEnv,
-    real_project: &Path,
-    permission: &str,
-    path: &Path,
-) -> Result<(), ErrorCode> {
-    let scope = &env.scope;
-    let target = path.display().to_string();
-    let mut asks = Vec::new();
-    for pattern in patterns(path, &scope.project, real_project) {
-        let decision = evaluate(permission, &pattern, &scope.rules);
+impl<'a> Check<'a> {
+    /// Starts checking `permission` for `path` (absolute, normalised) in a call whose
+    /// normalised project root is `project`, and evaluates its lexical pattern.
+    pub(super) fn new(
+        env: &'a CallEnv,
+        project: &'a Path,
+        permission: &'static str,
+        path: &'a Path,
+    ) -> Result<Self, ErrorCode> {
+        let mut check = Check {
+            env,
+            permission,
+            project,
+            target: path,
+            seen: Vec::with_capacity(2),
+            asks: Vec::new(),
+        };
+        check.pattern(pattern_of(path, project))?;
+        Ok(check)
+    }
+
+    /// Evaluates the pattern of `real`, the path resolved with its symlinks;
+    /// `real_project` is the project root resolved, so a resolved path inside the
+    /// project is still a project-relative pattern.
+    pub(super) fn resolved(&mut self, real: &Path, real_project: &Path) -> Result<(), ErrorCode> {
+        if real == self.target && real_project == self.project {
+            // The same path under the same root: the lexical pattern, already decided.
+            return Ok(());
+        }
+        let root = if real.starts_with(real_project) {
+            real_project
+        } else {
+            self.project
+        };
+        self.pattern(pattern_of(real, root))
+    }
+
+    /// Evaluates one pattern: deny refuses at once (audited), ask is kept for
+    /// [`Check::confirm`] unless already approved for this call.
+    fn pattern(&mut self, pattern: String) -> Result<(), ErrorCode> {
+        if self.seen.contains(&pattern) {
+            return Ok(());
+        }
+        let decision = evaluate(self.permission, &pattern, &self.env.scope.rules);
         match decision.action {
             Action::Allow => {}
             Action::Deny => {
                 let reason = format!(
-                    "{permission} `{pattern}` is denied by rule {}",
+                    "{} `{pattern}` is denied by rule {}",
+                    self.permission,
                     decision.describe()
                 );
-                env.audit.deny(&env.plugin, "fs", &target, &reason);
+                let target = self.target.display().to_string();
+                self.env
+                    .audit
+                    .deny(&self.env.plugin, "fs", &target, &reason);
                 return Err(ErrorCode::Access);
             }
-            Action::Ask if approved(env, permission, &pattern) => {}
-            Action::Ask => asks.push(pattern),
+            Action::Ask if self.approved(&pattern) => {}
+            Action::Ask => self.asks.push(pattern.clone()),
         }
+        self.seen.push(pattern);
+        Ok(())
     }
-    if asks.is_empty() {
-        return Ok(());
+
+    /// Whether the caller already approved (`permission`, `pattern`) for this call.
+    fn approved(&self, pattern: &str) -> bool {
+        self.env.scope.approved.lock().is_ok_and(|list| {
+            list.iter()
+                .any(|(perm, pat)| perm == self.permission && pat == pattern)
+        })
     }
-    let metadata = serde_json::json!({ "plugin": env.plugin, "path": target });
-    // `check` remembers the answer for the rest of the call: a plugin reading a file
-    // stats, opens and reads it, and the user should be asked once.
-    match scope
-        .check(permission, asks.clone(), asks.clone(), metadata)
-        .await
-    {
-        Ok(()) => {
-            let reason = format!("{permission} `{}` approved", asks.join(" "));
-            env.audit.allow(&env.plugin, "fs", &target, &reason);
-            Ok(())
+
+    /// Puts the patterns that still need asking to the user, all in one question.
+    pub(super) async fn confirm(&mut self) -> Result<(), ErrorCode> {
+        if self.asks.is_empty() {
+            return Ok(());
         }
-        Err(e) => {
-            env.audit.deny(&env.plugin, "fs", &target, &e.to_string());
-            Err(ErrorCode::Access)
+        let asks = std::mem::take(&mut self.asks);
+        let env = self.env;
+        let target = self.target.display().to_string();
+        let metadata = serde_json::json!({ "plugin": env.plugin, "path": target });
+        // `check` remembers the answer for the rest of the call: a plugin reading a file
+        // stats, opens and reads it, and the user should be asked once.
+        match env
+            .scope
+            .check(self.permission, asks.clone(), asks.clone(), metadata)
+            .await
+        {
+            Ok(()) => {
+                let reason = format!("{} `{}` approved", self.permission, asks.join(" "));
+                env.audit.allow(&env.plugin, "fs", &target, &reason);
+                Ok(())
+            }
+            Err(e) => {
+                env.audit.deny(&env.plugin, "fs", &target, &e.to_string());
+                Err(ErrorCode::Access)
+            }
         }
     }
 }
 
-/// Whether the caller already approved (`permission`, `pattern`) for this call.
-fn approved(env: &CallEnv, permission: &str, pattern: &str) -> bool {
-    env.scope.approved.lock().is_ok_and(|list| {
-        list.iter()
-            .any(|(perm, pat)| perm == permission && pat == pattern)
-    })
-}
-
-/// The patterns `path` is checked as: lexical first, then resolved if different.
-fn patterns(path: &Path, project: &Path, real_project: &Path) -> Vec<String> {
-    let lexical = normalize(path);
-    let mut out = vec![relative_pattern(&lexical, project)];
-    if let Some(real) = resolve(&lexical, 0) {
-        let root = if real.starts_with(real_project) {
-            real_project
-        } else {
-            project
-        };
-        let pattern = relative_pattern(&real, root);
-        if !out.contains(&pattern) {
-            out.push(pattern);
-        }
+/// The rule pattern for `path` relative to `root`: what [`relative_pattern`] gives,
+/// without normalising both paths again when they already are (every path the guard
+/// checks is, and this runs for every filesystem access).
+fn pattern_of(path: &Path, root: &Path) -> String {
+    if !path.is_absolute() {
+        return relative_pattern(path, root);
     }
-    out
-}
-
-/// `path` with every symlink resolved, as far as it exists: an existing path is
-/// canonicalised; a missing one is its resolved parent joined with its name (a file
-/// about to be created); a dangling symlink is resolved through its target. `None`
-/// when it cannot be resolved (a loop, unreadable directories).
-fn resolve(path: &Path, depth: u8) -> Option<PathBuf> {
-    if depth > MAX_LINKS {
-        return None;
-    }
-    if let Ok(real) = std::fs::canonicalize(path) {
-        return Some(real);
-    }
-    let parent = path.parent()?;
-    match std::fs::symlink_metadata(path) {
-        Ok(meta) if meta.file_type().is_symlink() => {
-            let target = std::fs::read_link(path).ok()?;
-            let base = resolve(parent, depth + 1)?;
-            resolve(&normalize(&base.join(target)), depth + 1)
-        }
-        Ok(_) => None,
-        Err(_) => Some(resolve(parent, depth + 1)?.join(path.file_name()?)),
+    let rel = match path.strip_prefix(root) {
+        Ok(rel) if rel.as_os_str().is_empty() => return ".".to_string(),
+        Ok(rel) => rel,
+        Err(_) => path,
+    };
+    let text = rel.to_string_lossy();
+    if std::path::MAIN_SEPARATOR == '/' {
+        text.into_owned()
+    } else {
+        text.replace(std::path::MAIN_SEPARATOR, "/")
     }
 }
 
@@ -127,44 +159,23 @@ fn resolve(path: &Path, depth: u8) -> Option<PathBuf> {
 mod tests {
     use super::*;
 
-    fn temp(name: &str) -> PathBuf {
-        let dir = std::env::temp_dir().join(format!("ward-fsguard-{name}-{}", std::process::id()));
-        let _ = std::fs::remove_dir_all(&dir);
-        std::fs::create_dir_all(&dir).unwrap();
-        dir.canonicalize().unwrap()
-    }
-
     #[test]
-    fn a_symlink_is_checked_as_its_target_too() {
-        let root = temp("link");
-        std::fs::write(root.join(".env"), "SECRET").unwrap();
-        std::os::unix::fs::symlink(root.join(".env"), root.join("innocent.txt")).unwrap();
-        assert_eq!(
-            patterns(&root.join("innocent.txt"), &root, &root),
-            ["innocent.txt", ".env"]
-        );
-        assert_eq!(patterns(&root.join("a/../.env"), &root, &root), [".env"]);
-        std::fs::remove_dir_all(&root).unwrap();
-    }
-
-    #[test]
-    fn missing_files_resolve_through_their_directory() {
-        let root = temp("missing");
-        std::fs::create_dir_all(root.join("real")).unwrap();
-        std::os::unix::fs::symlink(root.join("real"), root.join("alias")).unwrap();
-        assert_eq!(
-            patterns(&root.join("alias/new.txt"), &root, &root),
-            ["alias/new.txt", "real/new.txt"]
-        );
-        // A dangling link is checked as where it would create the file.
-        std::os::unix::fs::symlink(root.join("real/later.env"), root.join("dangling")).unwrap();
-        assert_eq!(
-            patterns(&root.join("dangling"), &root, &root),
-            ["dangling", "real/later.env"]
-        );
-        // A loop cannot be resolved; the lexical pattern still is checked.
-        std::os::unix::fs::symlink(root.join("loop"), root.join("loop")).unwrap();
-        assert_eq!(patterns(&root.join("loop"), &root, &root), ["loop"]);
-        std::fs::remove_dir_all(&root).unwrap();
+    fn patterns_match_relative_pattern_for_normalised_paths() {
+        let root = Path::new("/work/proj");
+        for path in [
+            "/work/proj",
+            "/work/proj/.env",
+            "/work/proj/src/main.rs",
+            "/work/proj2/x",
+            "/etc/passwd",
+            "src/lib.rs",
+        ] {
+            let path = Path::new(path);
+            assert_eq!(
+                pattern_of(path, root),
+                relative_pattern(path, root),
+                "{path:?}"
+            );
+        }
     }
 }
