@@ -244,3 +244,75 @@ async fn a_second_process_does_not_interrupt_a_live_one() {
         "{states:?}"
     );
 }
+
+/// Ctrl-C during a running tool: `ward run` aborts the loop — the tool's processes
+/// die with it, the message is closed as aborted — and exits with status 130.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn ctrl_c_aborts_the_run() {
+    let p = Project::new("crash-sigint");
+    let llm = ScriptedLlm::start(vec![Turn::tool(
+        "c1",
+        "bash",
+        json!({"command": "sleep 3; echo late > late.txt", "description": "wait"}),
+    )])
+    .await;
+    configure(&p, &llm);
+    let mut child = p.ward();
+    child
+        .args(["run", "--yes", "wait for it"])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped());
+    let child = child.spawn().unwrap();
+    wait_until("the tool to run", || running_tool(&p)).await;
+    let interrupted = std::process::Command::new("kill")
+        .args(["-INT", &child.id().to_string()])
+        .status()
+        .unwrap();
+    assert!(interrupted.success());
+    let started = Instant::now();
+    let out = tokio::task::spawn_blocking(move || child.wait_with_output().unwrap())
+        .await
+        .unwrap();
+    assert!(
+        started.elapsed() < Duration::from_secs(2),
+        "abort took {:?}",
+        started.elapsed()
+    );
+    assert_eq!(
+        out.status.code(),
+        Some(130),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+
+    integrity_ok(&p);
+    let store = SqliteStore::open(p.data.join("ward.db")).unwrap();
+    assert_eq!(
+        store.recovered(),
+        Default::default(),
+        "the run closed its own work"
+    );
+    let session = store.list_sessions().unwrap()[0].id.clone();
+    let messages = store.messages(&session, None).unwrap();
+    let tool = messages
+        .iter()
+        .flat_map(|m| m.parts.iter())
+        .find_map(|part| match &part.kind {
+            PartKind::Tool(t) => Some(t.state.clone()),
+            _ => None,
+        });
+    assert!(
+        matches!(&tool, Some(ToolState::Error { error, .. }) if error == ward_session::TOOL_ABORTED),
+        "{tool:?}"
+    );
+    let aborted = messages.iter().any(|m| {
+        matches!(&m.info, MessageInfo::Assistant(a)
+            if a.error.as_ref().is_some_and(|e| e.name == ward_store::ABORTED_ERROR))
+    });
+    assert!(aborted, "the assistant message was not closed as aborted");
+    std::thread::sleep(Duration::from_millis(3200));
+    assert!(
+        !p.path("late.txt").exists(),
+        "the tool's process outlived the abort"
+    );
+}
