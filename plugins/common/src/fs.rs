@@ -186,8 +186,13 @@ impl BlockReader {
             self.file.read_block(self.size, &mut more)?;
             if more.is_empty() {
                 self.end = true;
+            } else if self.pos == self.block.len() {
+                // Nothing left unread: take the block as it came, uncopied.
+                std::mem::swap(&mut self.block, &mut more);
+                self.pos = 0;
+            } else {
+                self.block.extend_from_slice(&more);
             }
-            self.block.extend_from_slice(&more);
         }
         let end = self.block.len().min(self.pos + n);
         Ok(&self.block[self.pos..end])

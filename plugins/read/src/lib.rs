@@ -167,8 +167,7 @@ fn read_window(mut reader: impl BufRead, offset: usize, limit: usize) -> std::io
             return ControlFlow::Break(());
         }
         window.bytes += numbered;
-        push_decimal(&mut window.text, window.seen);
-        window.text.push_str(": ");
+        push_number(&mut window.text, window.seen);
         window.text.push_str(&line);
         window.text.push('\n');
         if window.preview.len() < PREVIEW_LINES {
@@ -185,21 +184,23 @@ fn decimal_len(n: usize) -> usize {
     n.checked_ilog10().map_or(1, |digits| digits as usize + 1)
 }
 
-/// Appends `n` in decimal, without the formatting machinery (once per line shown).
-fn push_decimal(out: &mut String, n: usize) {
-    let mut digits = [0u8; 20];
-    let mut at = digits.len();
+/// Appends `n: ` (`n` in decimal), without the formatting machinery: once per line
+/// shown, and one copy rather than one per piece.
+fn push_number(out: &mut String, n: usize) {
+    let mut text = [0u8; 22];
+    let mut at = text.len() - 2;
+    text[at..].copy_from_slice(b": ");
     let mut n = n;
     loop {
         at -= 1;
-        digits[at] = b'0' + (n % 10) as u8;
+        text[at] = b'0' + (n % 10) as u8;
         n /= 10;
         if n == 0 {
             break;
         }
     }
-    // ASCII digits always convert; one `push_str` beats a `push` per digit.
-    out.push_str(std::str::from_utf8(&digits[at..]).unwrap_or_default());
+    // ASCII always converts.
+    out.push_str(std::str::from_utf8(&text[at..]).unwrap_or_default());
 }
 
 fn read_text(
