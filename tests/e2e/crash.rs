@@ -53,6 +53,19 @@ fn running_tool(p: &Project) -> bool {
     .unwrap_or(false)
 }
 
+/// Starts `ward run --yes PROMPT` in the background (output captured) and returns once
+/// its tool call is running.
+async fn run_until_tool_runs(p: &Project, prompt: &str) -> std::process::Child {
+    let mut child = p.ward();
+    child
+        .args(["run", "--yes", prompt])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped());
+    let child = child.spawn().unwrap();
+    wait_until("the tool to run", || running_tool(p)).await;
+    child
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn kill_during_a_tool_then_continue() {
     let p = Project::new("crash-tool");
@@ -201,13 +214,7 @@ async fn a_second_process_does_not_interrupt_a_live_one() {
     ])
     .await;
     configure(&p, &llm);
-    let mut first = p.ward();
-    first
-        .args(["run", "--yes", "slow job"])
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped());
-    let first = first.spawn().unwrap();
-    wait_until("the tool to run", || running_tool(&p)).await;
+    let first = run_until_tool_runs(&p, "slow job").await;
 
     let q = Project::clone_handle(&p);
     let second = tokio::task::spawn_blocking(move || q.run(&["run", "quick question"], ""))
@@ -257,13 +264,7 @@ async fn ctrl_c_aborts_the_run() {
     )])
     .await;
     configure(&p, &llm);
-    let mut child = p.ward();
-    child
-        .args(["run", "--yes", "wait for it"])
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped());
-    let child = child.spawn().unwrap();
-    wait_until("the tool to run", || running_tool(&p)).await;
+    let child = run_until_tool_runs(&p, "wait for it").await;
     let interrupted = std::process::Command::new("kill")
         .args(["-INT", &child.id().to_string()])
         .status()
