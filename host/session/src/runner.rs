@@ -12,8 +12,8 @@ use ward_permission::{PermissionEngine, Ruleset};
 use ward_plugin::CallScope;
 use ward_provider::{Client, Endpoint, FinishReason, Protocol, RetryPolicy, SystemBlock};
 use ward_store::{
-    ABORTED_ERROR, AssistantMessage, ErrorTime, MessageError, MessageInfo, ModelRef, Part,
-    PartKind, Session, SessionStatus, Store, TextPart, ToolState, UserMessage,
+    ABORTED_ERROR, AssistantMessage, MessageError, MessageInfo, ModelRef, Part, PartKind, Session,
+    SessionStatus, Store, TextPart, UserMessage,
 };
 
 use crate::active::{ActiveLoops, Entry, Lease, SharedOutcome};
@@ -209,20 +209,12 @@ impl Runner {
             .map(|m| m.parts)
             .unwrap_or_default();
         for mut part in parts {
-            let PartKind::Tool(tool) = &mut part.kind else {
-                continue;
-            };
-            let (input, start) = match &tool.state {
-                ToolState::Pending { input } => (input.clone(), end),
-                ToolState::Running { input, time, .. } => (input.clone(), time.start),
-                _ => continue,
-            };
-            tool.state = ToolState::Error {
-                input,
-                error: TOOL_ABORTED.to_string(),
-                time: ErrorTime { start, end },
-            };
-            let _ = self.store.put_part(&part);
+            if let PartKind::Tool(tool) = &mut part.kind
+                && let Some(state) = tool.state.cut_short(TOOL_ABORTED, end)
+            {
+                tool.state = state;
+                let _ = self.store.put_part(&part);
+            }
         }
         assistant.error = Some(MessageError::new(
             ABORTED_ERROR,

@@ -214,6 +214,22 @@ impl ToolState {
     pub fn is_finished(&self) -> bool {
         matches!(self, ToolState::Completed { .. } | ToolState::Error { .. })
     }
+
+    /// The error state that ends an unfinished call at `now` with `error` (keeping its
+    /// input and start time); `None` if the call already has an outcome. Crash recovery
+    /// and abort both close calls this way.
+    pub fn cut_short(&self, error: &str, now: i64) -> Option<ToolState> {
+        let (input, start) = match self {
+            ToolState::Pending { input } => (input.clone(), now),
+            ToolState::Running { input, time, .. } => (input.clone(), time.start),
+            ToolState::Completed { .. } | ToolState::Error { .. } => return None,
+        };
+        Some(ToolState::Error {
+            input,
+            error: error.to_string(),
+            time: ErrorTime { start, end: now },
+        })
+    }
 }
 
 /// When a running tool started.

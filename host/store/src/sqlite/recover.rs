@@ -11,7 +11,7 @@ use rusqlite::Connection;
 use super::messages::{decode, put_message, put_part};
 use crate::error::{Context, Result};
 use crate::model::message::{ABORTED_ERROR, MessageError, MessageInfo};
-use crate::model::part::{ErrorTime, INTERRUPTED, Part, PartKind, ToolState};
+use crate::model::part::{INTERRUPTED, Part, PartKind};
 
 /// Unfinished tool parts, by the `part_open` index.
 const OPEN_PARTS: &str = "SELECT id, data FROM part \
@@ -37,8 +37,10 @@ pub(crate) fn recover(conn: &Connection, now: i64) -> Result<Repaired> {
     let mut repaired = Repaired::default();
     for (id, data) in open_rows(conn, OPEN_PARTS, "unfinished tool calls")? {
         let mut part: Part = decode(&data, || format!("part {id}"))?;
-        if let PartKind::Tool(tool) = &mut part.kind {
-            tool.state = interrupted(&tool.state, now);
+        if let PartKind::Tool(tool) = &mut part.kind
+            && let Some(state) = tool.state.cut_short(INTERRUPTED, now)
+        {
+            tool.state = state;
         }
         put_part(conn, &part)?;
         repaired.parts.push(part);
@@ -56,20 +58,6 @@ pub(crate) fn recover(conn: &Connection, now: i64) -> Result<Repaired> {
         repaired.messages.push(info);
     }
     Ok(repaired)
-}
-
-/// The error state replacing an unfinished one, keeping its input and start time.
-fn interrupted(state: &ToolState, now: i64) -> ToolState {
-    let (input, start) = match state {
-        ToolState::Pending { input } => (input.clone(), now),
-        ToolState::Running { input, time, .. } => (input.clone(), time.start),
-        finished => return finished.clone(),
-    };
-    ToolState::Error {
-        input,
-        error: INTERRUPTED.to_string(),
-        time: ErrorTime { start, end: now },
-    }
 }
 
 fn open_rows(conn: &Connection, sql: &str, what: &str) -> Result<Vec<(String, String)>> {
