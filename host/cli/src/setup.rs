@@ -9,7 +9,8 @@ use ward_config::LoadedConfig;
 use ward_permission::{ApprovalStore, PermissionEngine, PermissionEvent, Ruleset};
 use ward_plugin::discovery::{Discovered, Origin, discover};
 use ward_plugin::{HostOptions, PluginHost};
-use ward_session::PluginAskHook;
+use ward_session::truncate::{KEEP_SAVED, OutputPolicy, SWEEP_EVERY, sweep};
+use ward_session::{PluginAskHook, ToolBox};
 
 /// Everything a command needs.
 pub struct Workspace {
@@ -21,6 +22,8 @@ pub struct Workspace {
     pub host: Arc<PluginHost>,
     /// Permission layers: defaults, then config.
     pub rules: Arc<Vec<Ruleset>>,
+    /// Where full tool outputs cut by truncation are saved.
+    pub tool_output_dir: PathBuf,
 }
 
 impl Workspace {
@@ -41,6 +44,31 @@ impl Workspace {
             self.config.project_root.clone(),
         )));
         (engine, rx)
+    }
+
+    /// The tools on offer, their output bounded by `[tool_output]`, with a warning
+    /// printed for each plugin that failed to load. Starts the sweep of saved outputs
+    /// older than a week: now, then hourly while the process lives.
+    pub async fn tool_box(&self) -> ToolBox {
+        let (tools, failed) = ToolBox::load(self.host.clone(), &self.rules).await;
+        for (plugin, e) in failed {
+            eprintln!("warning: {plugin}: {e}");
+        }
+        let dir = self.tool_output_dir.clone();
+        tokio::spawn(async move {
+            let mut every = tokio::time::interval(SWEEP_EVERY);
+            loop {
+                every.tick().await;
+                let dir = dir.clone();
+                let _ = tokio::task::spawn_blocking(move || sweep(&dir, KEEP_SAVED)).await;
+            }
+        });
+        let limits = &self.config.config.tool_output;
+        tools.with_output(OutputPolicy {
+            max_lines: limits.max_lines,
+            max_bytes: limits.max_bytes,
+            spill_dir: Some(self.tool_output_dir.clone()),
+        })
     }
 
     /// Loads everything for `cwd`.
@@ -86,6 +114,7 @@ impl Workspace {
             discovery_errors: errors,
             host,
             rules,
+            tool_output_dir: data_dir.join("tool-output"),
         })
     }
 

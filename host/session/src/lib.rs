@@ -16,6 +16,7 @@ pub mod runner;
 pub mod step;
 mod steps;
 pub mod tools;
+pub mod truncate;
 
 pub use active::ActiveLoops;
 pub use ask_hook::PluginAskHook;

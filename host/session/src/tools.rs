@@ -1,8 +1,8 @@
 //! The tools a session offers the model, and running one call the way the loop does:
 //! name repair (else the `invalid` answer), argument parsing, the doom-loop check, the
 //! `tool.execute.before` hooks (which may rewrite or block), the permission rules
-//! (asking through the session's engine), the sandboxed call, then the
-//! `tool.execute.after` hooks.
+//! (asking through the session's engine), the sandboxed call, truncation of its
+//! output ([`crate::truncate`]), then the `tool.execute.after` hooks.
 //! `ward tool call` uses the same path, so a tool behaves the same from the CLI.
 
 use std::sync::Arc;
@@ -14,6 +14,7 @@ use ward_provider::ToolSpec;
 
 use crate::doom::is_doom_loop;
 use crate::repair::{Resolved, resolve};
+use crate::truncate::OutputPolicy;
 
 /// A finished tool call.
 #[derive(Clone, Debug, PartialEq)]
@@ -30,6 +31,7 @@ pub struct ToolSuccess {
 pub struct ToolBox {
     host: Arc<PluginHost>,
     tools: Vec<(Arc<Plugin>, ToolInfo)>,
+    output: OutputPolicy,
 }
 
 impl ToolBox {
@@ -44,7 +46,15 @@ impl ToolBox {
         let names: Vec<&str> = tools.iter().map(|(_, t)| t.name.as_str()).collect();
         let disabled = ward_permission::disabled_tools(&names, rules);
         tools.retain(|(_, t)| !disabled.contains(&t.name));
-        (ToolBox { host, tools }, failed)
+        let output = OutputPolicy::default();
+        (ToolBox { host, tools, output }, failed)
+    }
+
+    /// Bounds tool output with `policy` instead of the default limits (which keep no
+    /// copy of what they cut).
+    pub fn with_output(mut self, policy: OutputPolicy) -> Self {
+        self.output = policy;
+        self
     }
 
     /// The plugin host the tools (and the hook plugins) run in.
@@ -136,11 +146,22 @@ impl ToolBox {
             .find(|(_, t)| t.name == tool)
             .ok_or_else(|| format!("unknown tool `{tool}`"))?;
         let args = args.to_string();
-        let out = self
+        let mut out = self
             .host
             .call(plugin, &tool, &args, scope.clone())
             .await
             .map_err(|e| e.to_string())?;
+        let delegate = self.tools.iter().any(|(_, t)| t.name == "task");
+        let bounded = self.output.apply(
+            &tool,
+            &scope.call_id,
+            std::mem::take(&mut out.output),
+            delegate,
+        );
+        out.output = bounded.text;
+        if bounded.truncated {
+            out.metadata = truncation_metadata(&out.metadata, bounded.saved.as_deref());
+        }
         let out = self
             .host
             .tool_execute_after(&tool, &args, out, &scope)
@@ -151,4 +172,20 @@ impl ToolBox {
             metadata: serde_json::from_str(&out.metadata).unwrap_or(Value::Null),
         })
     }
+}
+
+/// The tool's metadata with `truncated` (and `outputPath`, where the full output went)
+/// added, so an interface can offer the whole text.
+fn truncation_metadata(metadata: &str, saved: Option<&std::path::Path>) -> String {
+    let mut value: Value = serde_json::from_str(metadata).unwrap_or(Value::Null);
+    if !value.is_object() {
+        value = serde_json::json!({});
+    }
+    if let Some(map) = value.as_object_mut() {
+        map.insert("truncated".into(), Value::Bool(true));
+        if let Some(path) = saved {
+            map.insert("outputPath".into(), Value::String(path.display().to_string()));
+        }
+    }
+    value.to_string()
 }

@@ -1,12 +1,12 @@
 //! The `bash` tool: runs a shell command on the host through the `exec` host import
 //! (which checks the `bash` permission rules), returning stdout and stderr with the exit
-//! code, and keeping the tail of long output.
+//! code. Long output is returned whole (up to the host's per-call output cap): the host
+//! keeps its tail for the model and saves the rest (SPEC §5.2).
 
 use serde_json::json;
 use ward_sdk::{Context, ExecOutput, Output, Tool, ToolError};
 use ward_tool_common::path::resolve;
 use ward_tool_common::permission::host_error;
-use ward_tool_common::truncate::{MAX_BYTES, MAX_LINES, keep_tail};
 
 /// Timeout when none is given, in milliseconds.
 pub const DEFAULT_TIMEOUT_MS: u32 = 120_000;
@@ -46,8 +46,8 @@ workdir rather than `cd dir && …`.
 - timeout is in milliseconds: default 120000 (2 minutes), at most 600000 (10 minutes).
 - Give a short description (5-10 words) of what the command does; the user sees it.
 - The result holds stdout followed by stderr, and the exit code when it is not 0. Output \
-longer than 2000 lines or 50 KB keeps only its end; redirect long output to a file and \
-inspect it with grep or read.
+longer than 2000 lines or 50 KB keeps only its end (the full output is saved to a file \
+whose path is given); inspect it with grep or read.
 - Run independent commands as parallel tool calls; chain dependent ones with `&&`, or `;` \
 when a failure should not stop the rest. Do not use newlines to separate commands.
 - Prefer the dedicated tools for files: read (not cat/head/tail), edit (not sed/awk), \
@@ -116,21 +116,14 @@ pub fn format_result(args: &Args, timeout_ms: u32, outcome: &ExecOutput) -> Outp
         text.push_str(&outcome.stderr);
     }
     let text = text.trim_end_matches('\n');
-    let kept = keep_tail(text, MAX_LINES, MAX_BYTES);
     let mut output = String::new();
     if outcome.truncated {
         output.push_str("(The beginning of the output was dropped by the host's output limit.)\n");
     }
-    if kept.truncated() {
-        output.push_str(&kept.text);
-        output.push_str(
-            "\n\n(Output truncated to its last lines. Redirect the output to a file and use \
-grep, or read with offset/limit, to see all of it.)",
-        );
-    } else if kept.text.is_empty() {
+    if text.is_empty() {
         output.push_str("(no output)");
     } else {
-        output.push_str(&kept.text);
+        output.push_str(text);
     }
     if outcome.timed_out {
         output.push_str(&format!(
@@ -154,7 +147,7 @@ grep, or read with offset/limit, to see all of it.)",
         "exit": outcome.exit_code,
         "description": args.description,
         "timedOut": outcome.timed_out,
-        "truncated": outcome.truncated || kept.truncated(),
+        "truncated": outcome.truncated,
     }))
 }
 
@@ -237,19 +230,15 @@ mod tests {
     }
 
     #[test]
-    fn long_output_keeps_the_tail() {
+    fn long_output_is_returned_whole_for_the_host_to_bound() {
         let long: String = (1..=3000).map(|i| format!("line {i}\n")).collect();
         let out = format_result(
             &args("x", None, None),
             1000,
             &outcome(&long, "", Some(1), false),
         );
-        assert!(
-            out.output
-                .starts_with("...1000 lines truncated...\n\nline 1001\n")
-        );
-        assert!(out.output.contains("line 3000\n\n(Output truncated"));
-        assert!(out.output.ends_with("Exit code: 1"));
-        assert_eq!(out.metadata["truncated"], true);
+        assert!(out.output.starts_with("line 1\nline 2\n"));
+        assert!(out.output.ends_with("line 3000\n\nExit code: 1"));
+        assert_eq!(out.metadata["truncated"], false);
     }
 }

@@ -8,7 +8,7 @@ use anyhow::{Context, Result};
 use clap::Args;
 use tokio::sync::broadcast;
 use ward_permission::PermissionEvent;
-use ward_session::{Runner, ToolBox};
+use ward_session::Runner;
 use ward_store::{Session, SqliteStore, Store};
 
 use crate::printer::{Format, Printer};
@@ -104,10 +104,7 @@ impl CliLoop {
             }
         };
         let (engine, asks) = ws.permission_engine(store.clone());
-        let (tools, failed) = ToolBox::load(ws.host.clone(), &ws.rules).await;
-        for (plugin, e) in failed {
-            eprintln!("warning: {plugin}: {e}");
-        }
+        let tools = ws.tool_box().await;
         let runner = Runner {
             store: store.clone(),
             tools,

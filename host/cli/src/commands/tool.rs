@@ -7,7 +7,6 @@ use std::process::ExitCode;
 use anyhow::Result;
 use clap::Subcommand;
 use ward_plugin::CallScope;
-use ward_session::ToolBox;
 
 use crate::prompt::spawn_answerer;
 use crate::setup::Workspace;
@@ -90,10 +89,7 @@ async fn call(
     };
     // The same path the agent loop takes: name repair, argument checks, the permission
     // rules, then the sandboxed call.
-    let (tools, failed) = ToolBox::load(ws.host.clone(), &ws.rules).await;
-    for (plugin, e) in failed {
-        eprintln!("warning: {plugin}: {e}");
-    }
+    let tools = ws.tool_box().await;
     let outcome = tools.execute(name, args, scope, &[]).await;
     answerer.abort();
 
