@@ -86,7 +86,10 @@ mod tests {
         };
         assert_eq!(global_dir_from(&env), Some(PathBuf::from("/x/ward")));
         let env = |name: &str| (name == "HOME").then(|| "/h".to_owned());
-        assert_eq!(global_dir_from(&env), Some(PathBuf::from("/h/.config/ward")));
+        assert_eq!(
+            global_dir_from(&env),
+            Some(PathBuf::from("/h/.config/ward"))
+        );
         assert_eq!(global_dir_from(&|_: &str| None), None);
     }
 

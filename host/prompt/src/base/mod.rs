@@ -75,7 +75,11 @@ mod tests {
     fn detects_families() {
         let cases = [
             ("anthropic", "claude-sonnet-4-5", Family::Anthropic),
-            ("openrouter", "anthropic/claude-3.5-haiku", Family::Anthropic),
+            (
+                "openrouter",
+                "anthropic/claude-3.5-haiku",
+                Family::Anthropic,
+            ),
             ("openai", "gpt-5", Family::OpenAi),
             ("openai", "o3-mini", Family::OpenAi),
             ("x", "o4-mini", Family::OpenAi),
@@ -88,7 +92,11 @@ mod tests {
             ("local", "olmo-2", Family::Other),
         ];
         for (provider, model, family) in cases {
-            assert_eq!(Family::detect(provider, model), family, "{provider}/{model}");
+            assert_eq!(
+                Family::detect(provider, model),
+                family,
+                "{provider}/{model}"
+            );
         }
     }
 
