@@ -327,3 +327,51 @@ fn permission_answers_on_the_terminal() {
         "{err}"
     );
 }
+
+#[test]
+fn long_command_output_keeps_its_tail_and_the_whole_is_saved() {
+    let p = Project::new("bash-long");
+    let out = call(
+        &p,
+        "bash",
+        serde_json::json!({"command": "seq 1 3000", "description": "count"}),
+    );
+    assert!(out.contains("...1000 lines truncated..."), "{out}");
+    assert!(
+        out.contains("\n1001\n") && out.contains("\n3000\n"),
+        "{out}"
+    );
+    assert!(!out.contains("\n1000\n"), "the head is cut: {out}");
+    let saved: Vec<std::path::PathBuf> = std::fs::read_dir(p.data.join("tool-output"))
+        .expect("saved outputs")
+        .flatten()
+        .map(|e| e.path())
+        .collect();
+    assert_eq!(saved.len(), 1, "{saved:?}");
+    assert!(
+        out.contains(&saved[0].display().to_string()),
+        "the hint names it: {out}"
+    );
+    let whole = std::fs::read_to_string(&saved[0]).expect("read saved");
+    assert_eq!(whole.lines().count(), 3000);
+    assert!(whole.starts_with("1\n2\n"));
+
+    // A configured limit applies; a short output is left alone and saves nothing.
+    p.write("ward.toml", "[tool_output]\nmax_lines = 10\n");
+    let out = call(
+        &p,
+        "bash",
+        serde_json::json!({"command": "seq 1 20", "description": "count"}),
+    );
+    assert!(out.contains("...10 lines truncated...\n\n11\n"), "{out}");
+    let out = call(
+        &p,
+        "bash",
+        serde_json::json!({"command": "seq 1 5", "description": "count"}),
+    );
+    assert_eq!(out.trim(), "1\n2\n3\n4\n5");
+    let count = std::fs::read_dir(p.data.join("tool-output"))
+        .expect("dir")
+        .count();
+    assert_eq!(count, 2);
+}

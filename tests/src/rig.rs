@@ -14,6 +14,27 @@ use ward_store::{Session, SqliteStore, Store};
 use crate::Project;
 use crate::llm::ScriptedLlm;
 
+/// What a rig's model and context settings are, where a test cares.
+#[derive(Default)]
+pub struct RigOptions {
+    /// Computes every model reply (default: replies are queued with `llm.push`).
+    pub responder: Option<crate::llm::Responder>,
+    /// The model's token limits (default: unknown, so nothing is ever compacted).
+    pub limits: ward_provider::Limits,
+    /// Maximum output tokens asked for.
+    pub max_tokens: Option<u32>,
+    /// The tokenizer (default: the estimate, as for an unknown model).
+    pub encoding: Option<ward_tokens::Encoding>,
+    /// Prune and compaction settings.
+    pub context: ward_session::ContextPolicy,
+    /// Instruction paths or globs for the system prompt (as `instructions` in config).
+    pub instructions: Vec<String>,
+    /// The agent.
+    pub agent: Option<String>,
+    /// Tool output limits (default: 2000 lines / 50 KB, no saved copies).
+    pub output: Option<ward_session::truncate::OutputPolicy>,
+}
+
 /// A runner wired to a project and a scripted model.
 pub struct LoopRig {
     /// The scripted model (Chat Completions wire).
@@ -28,7 +49,20 @@ impl LoopRig {
     /// A rig over `project` offering the tools of the plugins installed there, with
     /// `grants` per plugin name, and every permission allowed by the default rules.
     pub async fn start(project: &Project, grants: &[(&str, &[&str])]) -> LoopRig {
-        let llm = ScriptedLlm::start(Vec::new()).await;
+        Self::start_with(project, grants, RigOptions::default()).await
+    }
+
+    /// [`LoopRig::start`] with the model and context settings of `options`.
+    pub async fn start_with(
+        project: &Project,
+        grants: &[(&str, &[&str])],
+        options: RigOptions,
+    ) -> LoopRig {
+        let rig = options;
+        let llm = match rig.responder {
+            Some(responder) => ScriptedLlm::start_with(responder).await,
+            None => ScriptedLlm::start(Vec::new()).await,
+        };
         let found = discover(&[], &[(Origin::Project, project.path(".ward/plugins"))]);
         let options = HostOptions {
             project: project.root.clone(),
@@ -43,6 +77,7 @@ impl LoopRig {
         let rules = Arc::new(vec![ward_permission::defaults()]);
         let (tools, failed) = ToolBox::load(host, &rules).await;
         assert!(failed.is_empty(), "plugins failed to load: {failed:?}");
+        let tools = tools.with_output(rig.output.unwrap_or_default());
         let store = Arc::new(SqliteStore::open(project.data.join("ward.db")).expect("store"));
         let (asks, _) = tokio::sync::broadcast::channel(16);
         let runner = Runner {
@@ -54,18 +89,27 @@ impl LoopRig {
                 protocol: Protocol::OpenaiChat,
                 endpoint: Endpoint::new(format!("{}/v1", llm.base_url)),
                 prices: [0.0; 4],
-                max_tokens: None,
-                limits: Default::default(),
+                max_tokens: rig.max_tokens,
+                limits: rig.limits,
+                counter: ward_tokens::TokenCounter::new(
+                    rig.encoding.unwrap_or(ward_tokens::Encoding::Estimate),
+                ),
+                compaction_threshold: None,
             },
             client: ward_provider::Client::new(),
             permissions: PermissionEngine::new(Arc::new(MemoryApprovals::new()), asks),
             rules,
             project: project.root.clone(),
-            agent: "build".into(),
-            system: Vec::new(),
+            agent: rig.agent.unwrap_or_else(|| "build".into()),
+            system: Arc::new(ward_prompt::SystemPrompt::new(ward_prompt::PromptInputs {
+                instructions: rig.instructions,
+                ..ward_prompt::PromptInputs::new(project.root.clone(), "scripted", "m")
+            })),
             steps: None,
             retry: ward_provider::RetryPolicy::default(),
             loops: ActiveLoops::default(),
+            context: rig.context,
+            nested: Default::default(),
         };
         LoopRig {
             llm,

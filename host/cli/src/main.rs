@@ -6,7 +6,6 @@ mod model_setup;
 mod printer;
 mod prompt;
 mod setup;
-mod system_prompt;
 
 use std::process::ExitCode;
 
@@ -75,7 +74,7 @@ fn main() -> ExitCode {
     let result = runtime.block_on(async {
         match cli.command {
             Some(Command::Run(args)) => commands::run::run(args).await,
-            Some(Command::Session { command }) => commands::session::run(command),
+            Some(Command::Session { command }) => commands::session::run(command).await,
             Some(Command::Tool { command }) => commands::tool::run(command).await,
             Some(Command::Plugin { command }) => commands::plugin::run(command).await,
             Some(Command::Permission { command }) => commands::permission::run(command),

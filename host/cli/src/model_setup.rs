@@ -50,6 +50,7 @@ fn setup(
     if let Some(secs) = env("WARD_IDLE_TIMEOUT_SECS").and_then(|s| s.parse().ok()) {
         endpoint.idle_timeout = Duration::from_secs(secs);
     }
+    let counter = counter(model.tokenizer, &model.provider, &model.api_id);
     Ok(ModelSetup {
         provider: model.provider,
         model: model.api_id,
@@ -61,7 +62,24 @@ fn setup(
             .output
             .map(|o| o.min(OUTPUT_TOKEN_MAX).min(u64::from(u32::MAX)) as u32),
         limits: model.limits,
+        counter,
+        compaction_threshold: model.compaction_threshold,
     })
+}
+
+/// The tokenizer config chose for the model, else the one of its family.
+fn counter(
+    chosen: Option<ward_config::Tokenizer>,
+    provider: &str,
+    model: &str,
+) -> ward_tokens::TokenCounter {
+    use ward_tokens::{Encoding, TokenCounter};
+    match chosen {
+        Some(ward_config::Tokenizer::O200k) => TokenCounter::new(Encoding::O200k),
+        Some(ward_config::Tokenizer::Cl100k) => TokenCounter::new(Encoding::Cl100k),
+        Some(ward_config::Tokenizer::Estimate) => TokenCounter::new(Encoding::Estimate),
+        None => TokenCounter::for_model(provider, model),
+    }
 }
 
 #[cfg(test)]

@@ -9,8 +9,9 @@ use ward_config::LoadedConfig;
 use ward_permission::{ApprovalStore, PermissionEngine, PermissionEvent, Ruleset};
 use ward_plugin::discovery::{Discovered, Origin, discover};
 use ward_plugin::{HostOptions, PluginHost};
+use ward_prompt::{PromptInputs, SystemPrompt};
 use ward_session::truncate::{KEEP_SAVED, OutputPolicy, SWEEP_EVERY, sweep};
-use ward_session::{PluginAskHook, ToolBox};
+use ward_session::{ContextPolicy, ModelSetup, PluginAskHook, ToolBox};
 
 /// Everything a command needs.
 pub struct Workspace {
@@ -69,6 +70,30 @@ impl Workspace {
             max_bytes: limits.max_bytes,
             spill_dir: Some(self.tool_output_dir.clone()),
         })
+    }
+
+    /// The system prompt for `model`: its family's base prompt, the instruction files
+    /// (walking up from the project, the global one, `instructions` in config) and the
+    /// environment.
+    pub fn system_prompt(&self, model: &ModelSetup) -> SystemPrompt {
+        let mut inputs = PromptInputs::new(
+            self.config.project_root.clone(),
+            &model.provider,
+            &model.model,
+        );
+        inputs.instructions = self.config.config.instructions.clone();
+        SystemPrompt::new(inputs)
+    }
+
+    /// When history is pruned and compacted (`[compaction]`).
+    pub fn context_policy(&self) -> ContextPolicy {
+        let c = &self.config.config.compaction;
+        ContextPolicy {
+            auto: c.auto,
+            prune: c.prune,
+            reserved: c.reserved,
+            threshold: c.threshold,
+        }
     }
 
     /// Loads everything for `cwd`.

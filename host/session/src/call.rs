@@ -46,8 +46,8 @@ impl Runner {
             .await
         {
             Ok(ok) => ToolState::Completed {
+                output: self.with_nested_instructions(session, &call.name, &input, ok.output),
                 input,
-                output: ok.output,
                 title: ok.title,
                 metadata: ok.metadata,
                 time: CompletedTime {
@@ -74,5 +74,27 @@ impl Runner {
         });
         self.store.put_part(&part)?;
         Ok(rejected)
+    }
+
+    /// A `read` under a directory with an `AGENTS.md` the model has not seen yet gets
+    /// that file appended, once per session (SPEC §5.1).
+    fn with_nested_instructions(
+        &self,
+        session: &Session,
+        tool: &str,
+        input: &Value,
+        output: String,
+    ) -> String {
+        let path = (tool == "read")
+            .then(|| input.get("filePath").and_then(Value::as_str))
+            .flatten();
+        let Some(path) = path else {
+            return output;
+        };
+        let path = self.project.join(path);
+        match self.nested.attach_for(&session.id, &self.system, &path) {
+            Some(reminder) => format!("{output}\n\n{reminder}"),
+            None => output,
+        }
     }
 }

@@ -12,41 +12,105 @@
 
 use serde_json::Value;
 use ward_provider::{AssistantPart, Message as Wire, ToolCall, ToolResult, UserPart};
-use ward_store::{Message, MessageInfo, PartKind, Store, ToolState};
+use ward_store::{CompactionPoint, Message, MessageInfo, PartKind, Store, ToolState};
+
+use crate::budget::{COMPACTION_QUESTION, PRUNED};
 
 use crate::reminders::mid_run_message;
 
 /// The history a loop sends, from the last compaction point on, cached between steps.
 ///
-/// Only the loop that owns the cache changes messages other than the newest, so
-/// everything before the last cached message stays valid; a new compaction point
-/// (or [`History::invalidate`], for a loop that rewrites older parts) reloads it all.
+/// Only the loop that owns the cache changes messages other than the newest (and it
+/// does so through [`History::messages_mut`]), so everything before the last cached
+/// message stays valid; a new compaction point (or [`History::invalidate`]) reloads
+/// it all.
 #[derive(Debug, Default)]
 pub struct History {
-    point: Option<String>,
+    point: Option<CompactionPoint>,
+    /// In id (creation) order.
     messages: Vec<Message>,
 }
 
 impl History {
-    /// The current messages, oldest first.
-    pub fn load(&mut self, store: &dyn Store, session_id: &str) -> ward_store::Result<&[Message]> {
-        let point = store.compaction(session_id)?.map(|p| p.from_message_id);
+    /// Loads what is new since the last call; [`History::ordered`] then gives the
+    /// messages to send.
+    pub fn load(&mut self, store: &dyn Store, session_id: &str) -> ward_store::Result<()> {
+        let point = store.compaction(session_id)?;
         if point != self.point {
             self.point = point;
             self.messages.clear();
         }
         let since = match self.messages.pop() {
             Some(last) => Some(last.info.id().to_string()),
-            None => self.point.clone(),
+            None => self.point.as_ref().map(|p| p.from_message_id.clone()),
         };
         self.messages
             .extend(store.messages(session_id, since.as_deref())?);
-        Ok(&self.messages)
+        Ok(())
+    }
+
+    /// The cached messages in the order they are sent: after a compaction, the
+    /// compaction question and its summary first, then the turns kept verbatim and
+    /// everything newer (SPEC §5.4).
+    pub fn ordered(&self) -> Vec<&Message> {
+        let summary = self.point.as_ref().and_then(|p| {
+            let at = self
+                .messages
+                .iter()
+                .position(|m| m.info.id() == p.summary_message_id)?;
+            let MessageInfo::Assistant(a) = &self.messages[at].info else {
+                return None;
+            };
+            let question = self
+                .messages
+                .iter()
+                .position(|m| m.info.id() == a.parent_id);
+            Some((question, at))
+        });
+        let Some((question, summary)) = summary else {
+            return self.messages.iter().collect();
+        };
+        let mut out = Vec::with_capacity(self.messages.len());
+        out.extend(question.map(|q| &self.messages[q]));
+        out.push(&self.messages[summary]);
+        // Turns kept verbatim twice load an older compaction's question and summary
+        // with them: that summary is superseded by the current one.
+        out.extend(
+            self.messages
+                .iter()
+                .enumerate()
+                .filter(|(i, m)| Some(*i) != question && *i != summary && !is_compaction(m))
+                .map(|(_, m)| m),
+        );
+        out
+    }
+
+    /// The cached messages in id order, to change in place (prune marks outputs
+    /// here as well as in the store, so the cache stays true without a reload).
+    pub fn messages_mut(&mut self) -> &mut [Message] {
+        &mut self.messages
+    }
+
+    /// The compaction point the cache starts from.
+    pub fn point(&self) -> Option<&CompactionPoint> {
+        self.point.as_ref()
     }
 
     /// Forgets the cache; the next load reads everything again.
     pub fn invalidate(&mut self) {
         self.messages.clear();
+        self.point = None;
+    }
+}
+
+/// Whether `message` is a compaction request or a summary.
+fn is_compaction(message: &Message) -> bool {
+    match &message.info {
+        MessageInfo::Assistant(a) => a.summary,
+        MessageInfo::User(_) => message
+            .parts
+            .iter()
+            .any(|p| matches!(p.kind, PartKind::Compaction { .. })),
     }
 }
 
@@ -56,7 +120,7 @@ pub const INTERRUPTED: &str = "[Tool execution was interrupted]";
 /// Converts stored messages (oldest first) into provider messages. With `mid_run`
 /// (from the loop's second step on), user text newer than the last finished assistant
 /// message arrived while the loop was working and is wrapped as an interjection.
-pub fn to_wire(messages: &[Message], mid_run: bool) -> Vec<Wire> {
+pub fn to_wire(messages: &[&Message], mid_run: bool) -> Vec<Wire> {
     let late_from = if mid_run {
         messages
             .iter()
@@ -89,7 +153,7 @@ pub fn to_wire(messages: &[Message], mid_run: bool) -> Vec<Wire> {
                             filename: f.filename.clone(),
                         }),
                         PartKind::Compaction { .. } => Some(UserPart::Text {
-                            text: "What did we do so far?".to_string(),
+                            text: COMPACTION_QUESTION.to_string(),
                         }),
                         _ => None,
                     })
@@ -116,8 +180,17 @@ pub fn to_wire(messages: &[Message], mid_run: bool) -> Vec<Wire> {
                         }
                         PartKind::Tool(tool) => {
                             let (input, output, is_error) = match &tool.state {
-                                ToolState::Completed { input, output, .. } => {
-                                    (input, output.clone(), false)
+                                ToolState::Completed {
+                                    input,
+                                    output,
+                                    time,
+                                    ..
+                                } => {
+                                    let output = match time.compacted {
+                                        Some(_) => PRUNED.to_string(),
+                                        None => output.clone(),
+                                    };
+                                    (input, output, false)
                                 }
                                 ToolState::Error { input, error, .. } => {
                                     (input, error.clone(), true)

@@ -6,10 +6,15 @@
 
 pub mod active;
 pub mod ask_hook;
+pub mod budget;
 mod call;
+pub mod compact;
 pub mod doom;
 pub mod event_hooks;
+#[cfg(test)]
+mod fixtures;
 pub mod history;
+pub mod prune;
 pub mod reminders;
 pub mod repair;
 pub mod runner;
@@ -17,8 +22,10 @@ pub mod step;
 mod steps;
 pub mod tools;
 pub mod truncate;
+mod window;
 
 pub use active::ActiveLoops;
 pub use ask_hook::PluginAskHook;
+pub use budget::ContextPolicy;
 pub use runner::{LoopError, ModelSetup, Runner, TOOL_ABORTED};
 pub use tools::{ToolBox, ToolSuccess};

@@ -5,18 +5,21 @@
 //! drops the model stream and any running tool (killing its processes) and closes the
 //! assistant message as aborted.
 
-use std::path::PathBuf;
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
 
 use ward_permission::{PermissionEngine, Ruleset};
 use ward_plugin::CallScope;
-use ward_provider::{Client, Endpoint, FinishReason, Protocol, RetryPolicy, SystemBlock};
+use ward_prompt::{NestedInstructions, SystemPrompt};
+use ward_provider::{Client, Endpoint, FinishReason, Protocol, RetryPolicy};
 use ward_store::{
     ABORTED_ERROR, AssistantMessage, MessageError, MessageInfo, ModelRef, Part, PartKind, Session,
     SessionStatus, Store, TextPart, UserMessage,
 };
 
 use crate::active::{ActiveLoops, Entry, Lease, SharedOutcome};
+use crate::budget::{ContextPolicy, Tally};
 use crate::history::History;
 use crate::tools::ToolBox;
 
@@ -40,6 +43,10 @@ pub struct ModelSetup {
     pub max_tokens: Option<u32>,
     /// The model's token limits (from the model registry), for overflow detection.
     pub limits: ward_provider::Limits,
+    /// Counts tokens the way the model's family does (or estimates them).
+    pub counter: ward_tokens::TokenCounter,
+    /// The model's own compaction threshold, over `[compaction] threshold`.
+    pub compaction_threshold: Option<f64>,
 }
 
 /// Everything the loop needs.
@@ -60,14 +67,40 @@ pub struct Runner {
     pub project: PathBuf,
     /// The agent.
     pub agent: String,
-    /// The system prompt blocks.
-    pub system: Vec<SystemBlock>,
+    /// The system prompt, rebuilt for every model call.
+    pub system: Arc<SystemPrompt>,
     /// At most this many steps (`None`: unlimited).
     pub steps: Option<u32>,
     /// Retry policy for provider errors.
     pub retry: RetryPolicy,
     /// The sessions with a loop running; `ActiveLoops::default()` for a new runner.
     pub loops: ActiveLoops,
+    /// When to prune and compact.
+    pub context: ContextPolicy,
+    /// Per session, the nested `AGENTS.md` files already attached to a read.
+    pub nested: NestedState,
+}
+
+/// The nested instructions attached so far, per session (SPEC §5.1).
+#[derive(Default)]
+pub struct NestedState(Mutex<HashMap<String, NestedInstructions>>);
+
+impl NestedState {
+    /// The reminder to attach to a tool's read of `path` in `session_id`, if the file
+    /// lies under a directory whose own `AGENTS.md` the model has not seen yet.
+    pub fn attach_for(
+        &self,
+        session_id: &str,
+        system: &SystemPrompt,
+        path: &Path,
+    ) -> Option<String> {
+        let mut map = self.0.lock().ok()?;
+        map.entry(session_id.to_string())
+            .or_insert_with(|| {
+                NestedInstructions::new(system.project(), system.loaded_instructions())
+            })
+            .attach_for(path)
+    }
 }
 
 /// Why a prompt ended badly.
@@ -88,6 +121,12 @@ pub enum LoopError {
     /// The prompt joined a running loop whose task ended without an outcome.
     #[error("the session's loop ended without an answer")]
     Vanished,
+    /// The session's loop is running, and what was asked needs it idle.
+    #[error("the session is busy: its loop is running")]
+    Busy,
+    /// A compaction failed (as seen by a prompt that joined it).
+    #[error("compaction failed: {0}")]
+    Compaction(String),
 }
 
 /// What one loop carries from step to step, and across a hand-over to a prompt that
@@ -99,6 +138,8 @@ pub(crate) struct LoopState {
     pub(crate) steps: u32,
     /// The assistant message being filled, to close if the loop is aborted.
     pub(crate) current: Option<AssistantMessage>,
+    /// Token counts of the history's parts.
+    pub(crate) tally: Tally,
 }
 
 impl Runner {
@@ -152,6 +193,7 @@ impl Runner {
                     history: History::default(),
                     steps: 0,
                     current: None,
+                    tally: Tally::new(self.model.counter),
                 };
                 self.drive(session, &user, state).await
             }
@@ -188,6 +230,7 @@ impl Runner {
                 Err(lease) => state.lease = lease,
             }
         };
+        self.prune_after_loop(session, &mut state.history, &mut state.tally);
         self.status(session, SessionStatus::Idle);
         let _ = self.store.flush();
         // This task holds the only other reference once joiners have their clones.

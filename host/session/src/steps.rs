@@ -5,12 +5,15 @@ use std::time::Duration;
 
 use serde_json::Value;
 use ward_plugin::SamplingParams;
-use ward_provider::{ChatRequest, FinishReason, Message as Wire, SystemBlock, UserPart};
+use ward_provider::{
+    ChatRequest, FinishReason, Message as Wire, ProviderError, SystemBlock, UserPart,
+};
 use ward_store::{
     AssistantMessage, CacheTokens, MessageError, MessageInfo, Part, PartKind, RetryTime, Session,
     SessionStatus, Tokens, UserMessage,
 };
 
+use crate::budget::Tally;
 use crate::history::to_wire;
 use crate::reminders::MAX_STEPS;
 use crate::runner::{LoopError, LoopState, Runner, finish_reason, now};
@@ -25,14 +28,19 @@ impl Runner {
         user: &UserMessage,
         loop_state: &mut LoopState,
     ) -> Result<AssistantMessage, LoopError> {
+        let overhead = self.overhead(&loop_state.tally);
+        let mut overflowed = false;
         loop {
+            self.keep_within_budget(session, loop_state, overhead)
+                .await?;
+            if loop_state.steps == 0 {
+                // Prompts that join later come from the same runner, so the same agent.
+                self.remind_agent_switch(session, &mut loop_state.history)?;
+            }
             loop_state.steps += 1;
             let step_no = loop_state.steps;
             let last = self.steps.is_some_and(|max| step_no >= max);
-            let mut messages = to_wire(
-                loop_state.history.load(self.store.as_ref(), &session.id)?,
-                step_no > 1,
-            );
+            let mut messages = to_wire(&loop_state.history.ordered(), step_no > 1);
             if last {
                 messages.push(Wire::User {
                     content: vec![UserPart::Text {
@@ -42,7 +50,7 @@ impl Runner {
             }
             let mut request = ChatRequest {
                 model: self.model.model.clone(),
-                system: self.system.clone(),
+                system: self.system.blocks(user.system.as_deref()),
                 messages,
                 tools: if last { Vec::new() } else { self.tools.specs() },
                 max_tokens: self.model.max_tokens,
@@ -66,9 +74,28 @@ impl Runner {
                     assistant.error = Some(MessageError::new("ProviderError", e.to_string()));
                     assistant.time.completed = Some(now());
                     self.store.put_message(&MessageInfo::Assistant(assistant))?;
+                    loop_state.current = None;
+                    // The provider counts differently from our estimate: compact once
+                    // and try again; a second overflow in a row is a real failure.
+                    let overflow = matches!(e, ProviderError::ContextOverflow { .. });
+                    if overflow && self.context.auto && !overflowed {
+                        overflowed = true;
+                        loop_state.steps -= 1;
+                        let request = self.request_compaction(session, true, true)?;
+                        self.compact(
+                            session,
+                            &request,
+                            true,
+                            &mut loop_state.history,
+                            &mut loop_state.tally,
+                        )
+                        .await?;
+                        continue;
+                    }
                     return Err(e.into());
                 }
             };
+            overflowed = false;
 
             // The calls of one step run concurrently, as the model asked for them
             // together; each one's doom-loop check sees the calls before it.
@@ -132,6 +159,15 @@ impl Runner {
         }
     }
 
+    /// Tokens of the system prompt and the tool definitions, for projecting a
+    /// request that has no measured usage to start from.
+    fn overhead(&self, tally: &Tally) -> u64 {
+        let blocks = self.system.blocks(None);
+        let system: u64 = blocks.iter().map(|b| tally.text(&b.text)).sum();
+        let tools = serde_json::to_string(&self.tools.specs()).unwrap_or_default();
+        system + tally.text(&tools)
+    }
+
     /// `system.transform` and `chat.params` hooks, before every model call.
     async fn apply_hooks(&self, session: &Session, request: &mut ChatRequest) {
         let host = self.tools.host();
@@ -169,7 +205,7 @@ impl Runner {
             .unwrap_or(Value::Null);
     }
 
-    async fn stream_with_retries(
+    pub(crate) async fn stream_with_retries(
         &self,
         session: &Session,
         assistant: &AssistantMessage,

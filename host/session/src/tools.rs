@@ -47,7 +47,14 @@ impl ToolBox {
         let disabled = ward_permission::disabled_tools(&names, rules);
         tools.retain(|(_, t)| !disabled.contains(&t.name));
         let output = OutputPolicy::default();
-        (ToolBox { host, tools, output }, failed)
+        (
+            ToolBox {
+                host,
+                tools,
+                output,
+            },
+            failed,
+        )
     }
 
     /// Bounds tool output with `policy` instead of the default limits (which keep no
@@ -151,16 +158,18 @@ impl ToolBox {
             .call(plugin, &tool, &args, scope.clone())
             .await
             .map_err(|e| e.to_string())?;
-        let delegate = self.tools.iter().any(|(_, t)| t.name == "task");
-        let bounded = self.output.apply(
-            &tool,
-            &scope.call_id,
-            std::mem::take(&mut out.output),
-            delegate,
-        );
-        out.output = bounded.text;
-        if bounded.truncated {
-            out.metadata = truncation_metadata(&out.metadata, bounded.saved.as_deref());
+        // A tool that bounds its own output says so with `metadata.truncated` (as
+        // `read`, `grep`, `glob` and `list` do, each with its own paging hint).
+        let bounds_itself = serde_json::from_str::<Value>(&out.metadata)
+            .is_ok_and(|m| m.get("truncated").is_some());
+        if !bounds_itself {
+            let delegate = self.tools.iter().any(|(_, t)| t.name == "task");
+            let output = std::mem::take(&mut out.output);
+            let bounded = self.output.apply(&tool, &scope.call_id, output, delegate);
+            out.output = bounded.text;
+            if bounded.truncated {
+                out.metadata = truncation_metadata(&out.metadata, bounded.saved.as_deref());
+            }
         }
         let out = self
             .host
@@ -184,7 +193,10 @@ fn truncation_metadata(metadata: &str, saved: Option<&std::path::Path>) -> Strin
     if let Some(map) = value.as_object_mut() {
         map.insert("truncated".into(), Value::Bool(true));
         if let Some(path) = saved {
-            map.insert("outputPath".into(), Value::String(path.display().to_string()));
+            map.insert(
+                "outputPath".into(),
+                Value::String(path.display().to_string()),
+            );
         }
     }
     value.to_string()

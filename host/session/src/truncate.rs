@@ -51,7 +51,11 @@ pub enum Keep {
 impl Keep {
     /// The end kept for `tool`'s output.
     pub fn for_tool(tool: &str) -> Keep {
-        if tool == "bash" { Keep::Tail } else { Keep::Head }
+        if tool == "bash" {
+            Keep::Tail
+        } else {
+            Keep::Head
+        }
     }
 }
 
@@ -80,7 +84,10 @@ impl OutputPolicy {
         }
         let keep = Keep::for_tool(tool);
         let (kept, omitted) = cut(&output, keep, self.max_lines, self.max_bytes);
-        let saved = self.spill_dir.as_ref().and_then(|dir| save(dir, call_id, &output));
+        let saved = self
+            .spill_dir
+            .as_ref()
+            .and_then(|dir| save(dir, call_id, &output));
         let marker = format!("...{omitted} lines truncated...");
         let hint = hint(saved.as_deref(), delegate);
         let text = match keep {
@@ -146,7 +153,13 @@ fn hint(saved: Option<&Path>, delegate: bool) -> String {
 fn save(dir: &Path, call_id: &str, output: &str) -> Option<PathBuf> {
     let safe: String = call_id
         .chars()
-        .map(|c| if c.is_ascii_alphanumeric() || c == '-' || c == '_' { c } else { '_' })
+        .map(|c| {
+            if c.is_ascii_alphanumeric() || c == '-' || c == '_' {
+                c
+            } else {
+                '_'
+            }
+        })
         .take(80)
         .collect();
     let stamp = SystemTime::now()

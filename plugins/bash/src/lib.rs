@@ -147,7 +147,8 @@ pub fn format_result(args: &Args, timeout_ms: u32, outcome: &ExecOutput) -> Outp
         "exit": outcome.exit_code,
         "description": args.description,
         "timedOut": outcome.timed_out,
-        "truncated": outcome.truncated,
+        // Not `truncated`: that key tells the host the tool bounded its own output.
+        "outputCapped": outcome.truncated,
     }))
 }
 
@@ -239,6 +240,10 @@ mod tests {
         );
         assert!(out.output.starts_with("line 1\nline 2\n"));
         assert!(out.output.ends_with("line 3000\n\nExit code: 1"));
-        assert_eq!(out.metadata["truncated"], false);
+        assert_eq!(out.metadata["outputCapped"], false);
+        assert!(
+            out.metadata.get("truncated").is_none(),
+            "the host bounds it"
+        );
     }
 }

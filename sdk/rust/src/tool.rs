@@ -39,7 +39,12 @@ impl Output {
         }
     }
 
-    /// Adds metadata.
+    /// Adds metadata (for user interfaces; the model sees only the output).
+    ///
+    /// Output longer than 2000 lines or 50 KB is cut by the host, which saves the full
+    /// text and tells the model where it is. A tool that pages its own output instead
+    /// (as `read` and `grep` do) sets a `truncated` key in its metadata, `true` or
+    /// `false`, and the host leaves its output alone.
     pub fn with_metadata(mut self, metadata: serde_json::Value) -> Self {
         self.metadata = metadata;
         self

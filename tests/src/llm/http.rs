@@ -2,7 +2,6 @@
 //! body), record it, and answer with the next turn rendered as SSE. Hand-written so a
 //! test controls every byte, including a connection dropped mid-stream.
 
-use std::collections::VecDeque;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
@@ -10,11 +9,11 @@ use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::{TcpListener, TcpStream};
 
 use super::render::render;
-use super::{Fault, Recorded, Turn, Wire};
+use super::{Fault, Recorded, Script, Turn, Wire};
 
 pub(super) async fn serve(
     listener: TcpListener,
-    script: Arc<Mutex<VecDeque<Turn>>>,
+    script: Arc<Mutex<Script>>,
     requests: Arc<Mutex<Vec<Recorded>>>,
 ) {
     while let Ok((sock, _)) = listener.accept().await {
@@ -30,17 +29,17 @@ pub(super) async fn serve(
 
 async fn handle(
     mut sock: TcpStream,
-    script: Arc<Mutex<VecDeque<Turn>>>,
+    script: Arc<Mutex<Script>>,
     requests: Arc<Mutex<Vec<Recorded>>>,
 ) -> std::io::Result<()> {
     let Some(recorded) = read_request(&mut sock).await? else {
         return Ok(());
     };
     let wire = recorded.wire;
+    let turn = script.lock().ok().and_then(|mut s| s.next(&recorded));
     if let Ok(mut r) = requests.lock() {
         r.push(recorded);
     }
-    let turn = script.lock().ok().and_then(|mut s| s.pop_front());
     let Some(wire) = wire else {
         return respond_status(&mut sock, 404, "{\"error\":\"unknown path\"}", None).await;
     };

@@ -136,11 +136,31 @@ pub struct Recorded {
     pub raw: Vec<u8>,
 }
 
+/// Computes a reply from the request, for scripts too long or too adaptive to write
+/// out turn by turn (a 300-step session, a summary whenever compaction is asked for).
+pub type Responder = Box<dyn FnMut(&Recorded) -> Turn + Send>;
+
+/// What answers requests: the queued turns first, then the responder (if any).
+pub(crate) struct Script {
+    queue: VecDeque<Turn>,
+    responder: Option<Responder>,
+}
+
+impl Script {
+    pub(crate) fn next(&mut self, request: &Recorded) -> Option<Turn> {
+        if let Some(turn) = self.queue.pop_front() {
+            return Some(turn);
+        }
+        let respond = self.responder.as_mut()?;
+        Some(respond(request))
+    }
+}
+
 /// A running scripted server. It stops when the Tokio runtime that started it stops.
 pub struct ScriptedLlm {
     /// `http://127.0.0.1:PORT`.
     pub base_url: String,
-    script: Arc<Mutex<VecDeque<Turn>>>,
+    script: Arc<Mutex<Script>>,
     requests: Arc<Mutex<Vec<Recorded>>>,
 }
 
@@ -160,11 +180,23 @@ impl ScriptedLlm {
     /// Starts a server that answers requests with `turns`, in order. Requests beyond the
     /// script get a 500 saying so.
     pub async fn start(turns: Vec<Turn>) -> ScriptedLlm {
+        Self::serve(turns, None).await
+    }
+
+    /// Starts a server whose every reply `responder` computes from the request.
+    pub async fn start_with(responder: Responder) -> ScriptedLlm {
+        Self::serve(Vec::new(), Some(responder)).await
+    }
+
+    async fn serve(turns: Vec<Turn>, responder: Option<Responder>) -> ScriptedLlm {
         let listener = TcpListener::bind("127.0.0.1:0")
             .await
             .expect("bind scripted LLM");
         let port = listener.local_addr().expect("local addr").port();
-        let script = Arc::new(Mutex::new(VecDeque::from(turns)));
+        let script = Arc::new(Mutex::new(Script {
+            queue: VecDeque::from(turns),
+            responder,
+        }));
         let requests = Arc::new(Mutex::new(Vec::new()));
         tokio::spawn(http::serve(listener, script.clone(), requests.clone()));
         ScriptedLlm {
@@ -177,7 +209,7 @@ impl ScriptedLlm {
     /// Appends turns to the script.
     pub fn push(&self, turns: impl IntoIterator<Item = Turn>) {
         if let Ok(mut s) = self.script.lock() {
-            s.extend(turns);
+            s.queue.extend(turns);
         }
     }
 
@@ -192,6 +224,6 @@ impl ScriptedLlm {
 
     /// Turns not yet served.
     pub fn remaining(&self) -> usize {
-        self.script.lock().map(|s| s.len()).unwrap_or(0)
+        self.script.lock().map(|s| s.queue.len()).unwrap_or(0)
     }
 }

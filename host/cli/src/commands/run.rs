@@ -105,6 +105,7 @@ impl CliLoop {
         };
         let (engine, asks) = ws.permission_engine(store.clone());
         let tools = ws.tool_box().await;
+        let system = Arc::new(ws.system_prompt(&model));
         let runner = Runner {
             store: store.clone(),
             tools,
@@ -114,13 +115,15 @@ impl CliLoop {
             rules: ws.rules.clone(),
             project: ws.config.project_root.clone(),
             agent: args.agent.clone(),
-            system: crate::system_prompt::blocks(&ws.config.project_root),
+            system,
             steps: args.steps,
             retry: ward_provider::RetryPolicy {
                 max_attempts: args.max_retries.unwrap_or(8).max(1),
                 ..ward_provider::RetryPolicy::default()
             },
             loops: ward_session::ActiveLoops::default(),
+            context: ws.context_policy(),
+            nested: Default::default(),
         };
         Ok(CliLoop {
             store,

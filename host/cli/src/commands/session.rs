@@ -1,4 +1,5 @@
-//! `ward session list` and `ward session show ID`: what is stored.
+//! `ward session list` and `ward session show ID`: what is stored; `ward session
+//! compact ID`: summarise a session's history now.
 
 use std::process::ExitCode;
 
@@ -16,12 +17,25 @@ pub enum SessionCommand {
         /// The session id.
         id: String,
     },
+    /// Compact a session now: the model summarises its history, and later prompts
+    /// start from the summary and the last turns.
+    Compact {
+        /// The session id.
+        id: String,
+        /// `provider/model` to summarise with; default: `model` from ward.toml.
+        #[arg(long)]
+        model: Option<String>,
+    },
 }
 
 /// Runs the subcommand.
-pub fn run(command: SessionCommand) -> Result<ExitCode> {
+pub async fn run(command: SessionCommand) -> Result<ExitCode> {
+    if let SessionCommand::Compact { id, model } = command {
+        return compact(id, model).await;
+    }
     let store = super::run::open_store(false)?;
     match command {
+        SessionCommand::Compact { .. } => {}
         SessionCommand::List => {
             for s in store.list_sessions()? {
                 println!(
@@ -98,5 +112,34 @@ pub fn run(command: SessionCommand) -> Result<ExitCode> {
             }
         }
     }
+    Ok(ExitCode::SUCCESS)
+}
+
+async fn compact(id: String, model: Option<String>) -> Result<ExitCode> {
+    let args = super::run::LoopArgs {
+        agent: "build".into(),
+        model,
+        session: Some(id),
+        yes: false,
+        steps: None,
+        max_retries: None,
+    };
+    let cli = super::run::CliLoop::open(&args).await?;
+    let summary = cli.runner.compact_session(&cli.session).await?;
+    let messages = cli.store.messages(&cli.session.id, Some(&summary.id))?;
+    let text: String = messages
+        .iter()
+        .filter(|m| m.info.id() == summary.id)
+        .flat_map(|m| &m.parts)
+        .filter_map(|p| match &p.kind {
+            PartKind::Text(t) => Some(t.text.as_str()),
+            _ => None,
+        })
+        .collect();
+    println!("{text}");
+    eprintln!(
+        "compacted session {}: summary {} ({} tokens in, {} out)",
+        cli.session.id, summary.id, summary.tokens.input, summary.tokens.output
+    );
     Ok(ExitCode::SUCCESS)
 }

@@ -117,6 +117,7 @@ fn overlay(base: Option<&ModelConfig>, over: Option<&ModelConfig>) -> ModelConfi
         output: o.output.or(b.output),
         cost,
         tokenizer: o.tokenizer.or(b.tokenizer),
+        compaction_threshold: o.compaction_threshold.or(b.compaction_threshold),
         tool_call: o.tool_call.or(b.tool_call),
         reasoning: o.reasoning.or(b.reasoning),
         attachment: o.attachment.or(b.attachment),
@@ -150,6 +151,8 @@ fn model(id: &str, m: &ModelConfig) -> ModelInfo {
             attachment: m.attachment.unwrap_or(defaults.attachment),
             temperature: m.temperature.unwrap_or(defaults.temperature),
         },
+        tokenizer: m.tokenizer,
+        compaction_threshold: m.compaction_threshold,
         origin: Origin::Config,
     }
 }

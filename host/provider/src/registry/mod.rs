@@ -120,6 +120,10 @@ pub struct ModelInfo {
     pub prices: Prices,
     /// Capabilities.
     pub capabilities: Capabilities,
+    /// The tokenizer config chose; `None` lets token counting pick by model family.
+    pub tokenizer: Option<ward_config::Tokenizer>,
+    /// The model's own compaction threshold (fraction of the context window).
+    pub compaction_threshold: Option<f64>,
     /// Where the description came from.
     pub origin: Origin,
 }
@@ -282,6 +286,8 @@ fn unlisted(provider: &str, model: &str) -> ModelInfo {
         limits: Limits::default(),
         prices: Prices::default(),
         capabilities: Capabilities::default(),
+        tokenizer: None,
+        compaction_threshold: None,
         origin: Origin::Unlisted,
     }
 }

@@ -38,8 +38,15 @@ fn long_output_keeps_the_head_and_saves_the_whole() {
     assert!(!out.text.contains("line 2001"));
     let saved = out.saved.expect("saved");
     assert!(saved.starts_with(&dir));
-    assert_eq!(std::fs::read_to_string(&saved).expect("read"), numbered(3000));
-    assert!(out.text.contains(&saved.display().to_string()), "{}", out.text);
+    assert_eq!(
+        std::fs::read_to_string(&saved).expect("read"),
+        numbered(3000)
+    );
+    assert!(
+        out.text.contains(&saved.display().to_string()),
+        "{}",
+        out.text
+    );
     assert!(out.text.contains("Use grep, or read with offset/limit"));
     assert!(!out.text.contains("task tool"));
     let _ = std::fs::remove_dir_all(dir);
@@ -49,10 +56,17 @@ fn long_output_keeps_the_head_and_saves_the_whole() {
 fn bash_keeps_the_tail() {
     let policy = OutputPolicy::default();
     let out = policy.apply("bash", "c", numbered(2500), true);
-    assert!(out.text.starts_with("...500 lines truncated...\n\nline 501\n"));
+    assert!(
+        out.text
+            .starts_with("...500 lines truncated...\n\nline 501\n")
+    );
     assert!(out.text.contains("line 2500\n\n"));
     assert!(out.text.contains("The full output was not kept."));
-    assert!(out.text.contains("task tool"), "delegation hint: {}", out.text);
+    assert!(
+        out.text.contains("task tool"),
+        "delegation hint: {}",
+        out.text
+    );
 }
 
 #[test]
@@ -65,7 +79,11 @@ fn bytes_bound_as_well_as_lines() {
     let out = policy.apply("read", "c", text.repeat(50), false);
     let kept = out.text.split("\n\n...").next().unwrap_or_default();
     assert!(kept.len() <= 1000, "{}", kept.len());
-    assert!(out.text.contains("...41 lines truncated..."), "{}", out.text);
+    assert!(
+        out.text.contains("...41 lines truncated..."),
+        "{}",
+        out.text
+    );
 }
 
 #[test]
@@ -75,7 +93,11 @@ fn one_enormous_line_keeps_a_piece_on_a_char_boundary() {
         ..OutputPolicy::default()
     };
     let out = policy.apply("read", "c", "é".repeat(100), false);
-    assert!(out.text.starts_with("ééééé\n\n...1 lines truncated..."), "{}", out.text);
+    assert!(
+        out.text.starts_with("ééééé\n\n...1 lines truncated..."),
+        "{}",
+        out.text
+    );
     let tail = policy.apply("bash", "c", "é".repeat(100), false);
     assert!(tail.text.contains("\n\néééé"), "{}", tail.text);
 }
