@@ -87,13 +87,7 @@ impl Workspace {
 
     /// When history is pruned and compacted (`[compaction]`).
     pub fn context_policy(&self) -> ContextPolicy {
-        let c = &self.config.config.compaction;
-        ContextPolicy {
-            auto: c.auto,
-            prune: c.prune,
-            reserved: c.reserved,
-            threshold: c.threshold,
-        }
+        self.config.config.compaction.clone()
     }
 
     /// Loads everything for `cwd`.

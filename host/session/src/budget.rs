@@ -22,29 +22,8 @@ pub const PRUNED: &str = "[Old tool result content cleared]";
 /// The question a compaction request is sent as.
 pub const COMPACTION_QUESTION: &str = "What did we do so far?";
 
-/// When and how history is made smaller (`[compaction]` in config).
-#[derive(Clone, Debug, PartialEq)]
-pub struct ContextPolicy {
-    /// Compact automatically when the context would overflow.
-    pub auto: bool,
-    /// Prune old tool outputs (after each loop, and inside a loop before overflow).
-    pub prune: bool,
-    /// Tokens kept free for the reply; `None` means `min(20000, max output)`.
-    pub reserved: Option<u64>,
-    /// Compact once this fraction of the context window is used, before overflow.
-    pub threshold: Option<f64>,
-}
-
-impl Default for ContextPolicy {
-    fn default() -> Self {
-        Self {
-            auto: true,
-            prune: true,
-            reserved: None,
-            threshold: None,
-        }
-    }
-}
+/// When and how history is made smaller: `[compaction]` in config.
+pub use ward_config::CompactionConfig as ContextPolicy;
 
 /// The most input tokens a request may hold: `limit.input − reserved` when the model
 /// caps input, else `context − max_output`; lowered to `threshold × context` when a

@@ -15,13 +15,13 @@
 
 use ward_provider::{ChatRequest, Message as Wire, SystemBlock, UserPart};
 use ward_store::{
-    AssistantMessage, CacheTokens, Message, MessageError, MessageInfo, ModelRef, Part, PartKind,
-    Session, TextPart, Tokens, UserMessage,
+    AssistantMessage, Message, MessageError, MessageInfo, ModelRef, Part, PartKind, Session,
+    TextPart, UserMessage,
 };
 
 use crate::budget::Tally;
 use crate::history::{History, to_wire};
-use crate::runner::{LoopError, Runner, finish_reason, now};
+use crate::runner::{LoopError, Runner, now};
 
 /// The synthetic message that follows an automatic compaction.
 pub const CONTINUE: &str = "Continue if you have next steps, or stop and ask for clarification if you are unsure how to proceed.";
@@ -153,33 +153,7 @@ impl Runner {
                 return Err(e.into());
             }
         };
-        let tokens = Tokens {
-            input: output.usage.input,
-            output: output.usage.output,
-            reasoning: output.usage.reasoning,
-            cache: CacheTokens {
-                read: output.usage.cache_read,
-                write: output.usage.cache_write,
-            },
-        };
-        let cost = self.cost(&output.usage);
-        let finish = finish_reason(output.finish);
-        self.store.put_part(&Part::new(
-            &session.id,
-            &summary.id,
-            PartKind::StepFinish {
-                reason: finish,
-                tokens,
-                cost,
-            },
-        ))?;
-        summary.finish = Some(finish);
-        summary.tokens = tokens;
-        summary.cost = cost;
-        summary.time.completed = Some(now());
-        self.store
-            .put_message(&MessageInfo::Assistant(summary.clone()))?;
-        self.store.add_usage(&session.id, tokens, cost)?;
+        self.finish_step(session, &mut summary, &output)?;
         self.store.set_compaction(&session.id, &summary.id, &from)?;
         if auto {
             let model = ModelRef::new(&self.model.provider, &self.model.model);

@@ -120,33 +120,7 @@ impl Runner {
                 rejected |= outcome?;
             }
 
-            let tokens = Tokens {
-                input: output.usage.input,
-                output: output.usage.output,
-                reasoning: output.usage.reasoning,
-                cache: CacheTokens {
-                    read: output.usage.cache_read,
-                    write: output.usage.cache_write,
-                },
-            };
-            let cost = self.cost(&output.usage);
-            let finish = finish_reason(output.finish);
-            self.store.put_part(&Part::new(
-                &session.id,
-                &assistant.id,
-                PartKind::StepFinish {
-                    reason: finish,
-                    tokens,
-                    cost,
-                },
-            ))?;
-            assistant.finish = Some(finish);
-            assistant.tokens = tokens;
-            assistant.cost = cost;
-            assistant.time.completed = Some(now());
-            self.store
-                .put_message(&MessageInfo::Assistant(assistant.clone()))?;
-            self.store.add_usage(&session.id, tokens, cost)?;
+            self.finish_step(session, &mut assistant, &output)?;
             loop_state.current = None;
 
             // A plain rejection (no feedback) means "stop"; with feedback the model goes
@@ -157,6 +131,44 @@ impl Runner {
                 return Ok(assistant);
             }
         }
+    }
+
+    /// Records a finished model call: the step-finish part with its usage and cost,
+    /// the assistant message completed, the session's totals.
+    pub(crate) fn finish_step(
+        &self,
+        session: &Session,
+        assistant: &mut AssistantMessage,
+        output: &step::StepOutput,
+    ) -> Result<(), LoopError> {
+        let tokens = Tokens {
+            input: output.usage.input,
+            output: output.usage.output,
+            reasoning: output.usage.reasoning,
+            cache: CacheTokens {
+                read: output.usage.cache_read,
+                write: output.usage.cache_write,
+            },
+        };
+        let cost = self.cost(&output.usage);
+        let finish = finish_reason(output.finish);
+        self.store.put_part(&Part::new(
+            &session.id,
+            &assistant.id,
+            PartKind::StepFinish {
+                reason: finish,
+                tokens,
+                cost,
+            },
+        ))?;
+        assistant.finish = Some(finish);
+        assistant.tokens = tokens;
+        assistant.cost = cost;
+        assistant.time.completed = Some(now());
+        self.store
+            .put_message(&MessageInfo::Assistant(assistant.clone()))?;
+        self.store.add_usage(&session.id, tokens, cost)?;
+        Ok(())
     }
 
     /// Tokens of the system prompt and the tool definitions, for projecting a

@@ -78,7 +78,14 @@ pub async fn run(command: SessionCommand) -> Result<ExitCode> {
                             .as_ref()
                             .map(|e| format!(" error: {}", e.message))
                             .unwrap_or_default();
-                        println!("\n[assistant {} finish {finish}{error}]", a.id);
+                        // What the request held: the context the model saw.
+                        let t = &a.tokens;
+                        let context = t.input + t.cache.read + t.cache.write;
+                        let kind = if a.summary { "summary" } else { "assistant" };
+                        println!(
+                            "\n[{kind} {} finish {finish}{error}; context {context} tokens, output {}]",
+                            a.id, t.output
+                        );
                     }
                 }
                 for p in &m.parts {
