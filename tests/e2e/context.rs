@@ -480,14 +480,18 @@ async fn ward_run_sends_the_layered_system_prompt_with_the_cache_marker() {
     let mut config = p.read("ward.toml");
     config.insert_str(0, "instructions = [\"docs/*.md\"]\n");
     p.write("ward.toml", &config);
-    let out = p.run_async(&["run", "--yes", "read the files"], "").await;
+    let args = ["run", "--yes", "--system", "USER-LAYER", "read the files"];
+    let out = p.run_async(&args, "").await;
     assert!(out.expect_ok().contains("Read both."));
 
     let requests = llm.requests();
     assert_eq!(requests.len(), 3);
     let system = body(&requests[0])["system"].clone();
     let blocks = system.as_array().expect("system blocks");
-    assert_eq!(blocks.len(), 2, "{system}");
+    assert_eq!(blocks.len(), 3, "{system}");
+    // Layer 3, the prompt's own system text, comes last.
+    assert_eq!(blocks[2]["text"], "USER-LAYER");
+    assert_eq!(system.to_string().matches("USER-LAYER").count(), 1);
     let stable = blocks[0]["text"].as_str().expect("text");
     assert_eq!(blocks[0]["cache_control"]["type"], "ephemeral");
     assert!(
@@ -532,6 +536,15 @@ async fn ward_session_compact_summarises_a_session() {
     let session = events[start..start + len].to_string();
     let compact = p.run_async(&["session", "compact", &session], "").await;
     assert!(compact.expect_ok().contains("The CLI summary."));
+    let shown = p
+        .run_async(&["session", "show", &session], "")
+        .await
+        .expect_ok();
+    assert!(shown.contains("[summary "), "{shown}");
+    assert!(
+        shown.contains("context 100 tokens"),
+        "each request's context: {shown}"
+    );
     let next = p
         .run_async(&["run", "--session", &session, "second"], "")
         .await;

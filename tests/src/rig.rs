@@ -110,6 +110,7 @@ impl LoopRig {
             loops: ActiveLoops::default(),
             context: rig.context,
             nested: Default::default(),
+            user_system: None,
         };
         LoopRig {
             llm,

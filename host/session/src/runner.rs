@@ -79,6 +79,9 @@ pub struct Runner {
     pub context: ContextPolicy,
     /// Per session, the nested `AGENTS.md` files already attached to a read.
     pub nested: NestedState,
+    /// System text every prompt carries as its own (the last layer of the system
+    /// prompt), e.g. from `ward run --system`.
+    pub user_system: Option<String>,
 }
 
 /// The nested instructions attached so far, per session (SPEC §5.1).
@@ -152,7 +155,8 @@ impl Runner {
         text: &str,
     ) -> Result<AssistantMessage, LoopError> {
         let model = ModelRef::new(&self.model.provider, &self.model.model);
-        let user = UserMessage::new(&session.id, &self.agent, model);
+        let mut user = UserMessage::new(&session.id, &self.agent, model);
+        user.system = self.user_system.clone();
         self.store.put_message(&MessageInfo::User(user.clone()))?;
         let typed = Part::new(
             &session.id,

@@ -36,6 +36,9 @@ pub struct LoopArgs {
     /// Attempts per model call before a retryable error is given up on (default 8).
     #[arg(long)]
     pub max_retries: Option<u32>,
+    /// Extra system text for every prompt, sent after the rest of the system prompt.
+    #[arg(long)]
+    pub system: Option<String>,
 }
 
 /// `ward run` arguments.
@@ -124,6 +127,7 @@ impl CliLoop {
             loops: ward_session::ActiveLoops::default(),
             context: ws.context_policy(),
             nested: Default::default(),
+            user_system: args.system.clone(),
         };
         Ok(CliLoop {
             store,

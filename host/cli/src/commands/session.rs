@@ -130,6 +130,7 @@ async fn compact(id: String, model: Option<String>) -> Result<ExitCode> {
         yes: false,
         steps: None,
         max_retries: None,
+        system: None,
     };
     let cli = super::run::CliLoop::open(&args).await?;
     let summary = cli.runner.compact_session(&cli.session).await?;
