@@ -529,6 +529,9 @@ async fn ward_session_compact_summarises_a_session() {
     ])
     .await;
     llm.configure(&p, "openai-compatible");
+    let mut config = p.read("ward.toml");
+    config.push_str("context = 100000\n"); // into the model's table, the last one
+    p.write("ward.toml", &config);
     let out = p.run_async(&["run", "--format", "json", "first"], "").await;
     let events = out.expect_ok();
     let start = events.find("\"ses_").expect("a session id in the events") + 1;
@@ -549,6 +552,13 @@ async fn ward_session_compact_summarises_a_session() {
         .run_async(&["run", "--session", &session, "second"], "")
         .await;
     assert!(next.expect_ok().contains("Carrying on."));
+    // The context budget of the last request is reported: 100 in, 10 out, of the
+    // 100000-token window less the 1024 kept for output.
+    assert!(
+        next.stderr().contains("context 110 of 98976 tokens (0%)"),
+        "{}",
+        next.stderr()
+    );
     let sent = texts(llm.requests().last().expect("request"));
     // One turn only: it is the tail kept verbatim.
     assert_eq!(

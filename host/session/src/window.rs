@@ -17,7 +17,7 @@ use crate::{active::Entry, prune};
 
 impl Runner {
     /// The most input tokens a request may hold, if the model's window is known.
-    pub(crate) fn usable(&self) -> Option<u64> {
+    pub fn usable(&self) -> Option<u64> {
         let policy = ContextPolicy {
             threshold: self.model.compaction_threshold.or(self.context.threshold),
             ..self.context.clone()

@@ -164,9 +164,18 @@ pub async fn run(args: RunArgs) -> Result<ExitCode> {
     printer.finish().await;
     answerer.abort();
     match outcome {
-        Ok(_) => {
+        Ok(last) => {
             if args.format == Format::Text {
                 println!();
+                let t = &last.tokens;
+                let used = t.input + t.cache.read + t.cache.write + t.output;
+                match runner.usable() {
+                    Some(usable) => eprintln!(
+                        "context {used} of {usable} tokens ({}%)",
+                        used * 100 / usable.max(1)
+                    ),
+                    None => eprintln!("context {used} tokens"),
+                }
                 eprintln!("session {}", session.id);
             }
             Ok(ExitCode::SUCCESS)
