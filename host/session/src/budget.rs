@@ -26,8 +26,9 @@ pub const COMPACTION_QUESTION: &str = "What did we do so far?";
 pub use ward_config::CompactionConfig as ContextPolicy;
 
 /// The most input tokens a request may hold: `limit.input − reserved` when the model
-/// caps input, else `context − max_output`; lowered to `threshold × context` when a
-/// threshold is set. `None` when the model's window is unknown (nothing to protect).
+/// caps input, else `context − max_output`; times `threshold` when one is set (a
+/// fraction of the usable context, as SPEC §7's config shape says). `None` when the
+/// model's window is unknown (nothing to protect).
 pub fn usable(limits: &Limits, max_output: Option<u32>, policy: &ContextPolicy) -> Option<u64> {
     let context = limits.context.filter(|c| *c > 0)?;
     let max_output = max_output
@@ -39,10 +40,11 @@ pub fn usable(limits: &Limits, max_output: Option<u32>, policy: &ContextPolicy) 
         Some(input) => input.saturating_sub(reserved),
         None => context.saturating_sub(max_output),
     };
-    let by_threshold = policy
-        .threshold
-        .map_or(u64::MAX, |t| (context as f64 * t) as u64);
-    Some(usable.min(by_threshold))
+    Some(
+        policy
+            .threshold
+            .map_or(usable, |t| (usable as f64 * t) as u64),
+    )
 }
 
 /// Counts tokens of stored messages, caching each part's count.

@@ -108,7 +108,7 @@ pub struct CompactionConfig {
     pub prune: bool,
     /// Tokens kept free for the reply; unset means `min(20000, max_output)`.
     pub reserved: Option<u64>,
-    /// Compact once this fraction of the context window (0 < t ≤ 1) is used,
+    /// Compact once this fraction of the usable context (0 < t ≤ 1) is used,
     /// even below overflow; unset means only on overflow. A model's own
     /// `compaction_threshold` overrides it.
     #[serde(deserialize_with = "check::fraction")]

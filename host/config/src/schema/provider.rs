@@ -68,7 +68,7 @@ pub struct ModelConfig {
     pub cost: Option<Cost>,
     /// Tokenizer used to count tokens; unset means the registry's choice.
     pub tokenizer: Option<Tokenizer>,
-    /// Compact once this fraction of the context window is used (0 < t ≤ 1);
+    /// Compact once this fraction of the usable context is used (0 < t ≤ 1);
     /// overrides `[compaction] threshold` for this model.
     #[serde(deserialize_with = "check::fraction")]
     pub compaction_threshold: Option<f64>,

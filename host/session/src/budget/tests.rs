@@ -42,14 +42,14 @@ fn usable_follows_the_spec_formula() {
         usable(&limits(400_000, Some(272_000), 8_000), None, &reserved),
         Some(222_000)
     );
-    // A threshold is a fraction of the whole window, and only ever lowers the limit.
+    // A threshold is a fraction of the usable context.
     let early = ContextPolicy {
         threshold: Some(0.5),
         ..ContextPolicy::default()
     };
     assert_eq!(
         usable(&limits(64_000, None, 8_000), None, &early),
-        Some(32_000)
+        Some(28_000)
     );
     let late = ContextPolicy {
         threshold: Some(1.0),
