@@ -8,12 +8,14 @@
 //! - [`load`](mod@load): finding and layering the files ([`load()`], [`LoadedConfig`]).
 //! - [`substitute`](mod@substitute): `{env:VAR}` and `{file:path}` substitution.
 //! - [`manifest`]: plugin manifests ([`parse_manifest`], [`Manifest`]).
+//! - [`frontmatter`]: markdown files with YAML front matter (agents, skills, commands).
 //! - [`grant`]: capability names and user grants.
 //! - [`error`]: [`ConfigError`] and its [`Located`] position.
 //! - [`origin`]: [`Origins`], where each key of the merged configuration was set.
 
 mod diagnose;
 pub mod error;
+pub mod frontmatter;
 pub mod grant;
 pub mod load;
 mod locate;

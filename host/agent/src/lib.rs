@@ -1,0 +1,1 @@
+//! Agents (in progress).
