@@ -50,6 +50,11 @@ enum Command {
         #[command(subcommand)]
         command: commands::permission::PermissionCommand,
     },
+    /// Inspect skills.
+    Skill {
+        #[command(subcommand)]
+        command: commands::skill::SkillCommand,
+    },
 }
 
 fn main() -> ExitCode {
@@ -79,6 +84,7 @@ fn main() -> ExitCode {
             Some(Command::Plugin { command }) => commands::plugin::run(command).await,
             Some(Command::Permission { command }) => commands::permission::run(command),
             Some(Command::Models(args)) => commands::models::run(args),
+            Some(Command::Skill { command }) => commands::skill::run(command),
             None => commands::chat::run(cli.chat).await,
         }
     });

@@ -10,8 +10,10 @@ use ward_permission::{ApprovalStore, PermissionEngine, PermissionEvent, Ruleset}
 use ward_plugin::discovery::{Discovered, Origin, discover};
 use ward_plugin::{HostOptions, PluginHost};
 use ward_prompt::{PromptInputs, SystemPrompt};
+use ward_session::skill_tool::SkillTool;
 use ward_session::truncate::{KEEP_SAVED, OutputPolicy, SWEEP_EVERY, sweep};
 use ward_session::{ContextPolicy, ModelSetup, PluginAskHook, ToolBox};
+use ward_skill::{SkillRegistry, SkillRoots, summaries};
 
 /// Everything a command needs.
 pub struct Workspace {
@@ -25,6 +27,8 @@ pub struct Workspace {
     pub rules: Arc<Vec<Ruleset>>,
     /// Where full tool outputs cut by truncation are saved.
     pub tool_output_dir: PathBuf,
+    /// The skills found in the user's and the project's skill directories.
+    pub skills: Arc<SkillRegistry>,
 }
 
 impl Workspace {
@@ -65,6 +69,12 @@ impl Workspace {
             }
         });
         let limits = &self.config.config.tool_output;
+        let tools = if self.skills.visible(&self.rules).is_empty() {
+            tools
+        } else {
+            let skill = SkillTool::new(self.skills.clone(), self.rules.clone());
+            tools.with_host_tool(Arc::new(skill), &self.rules)
+        };
         tools.with_output(OutputPolicy {
             max_lines: limits.max_lines,
             max_bytes: limits.max_bytes,
@@ -82,6 +92,7 @@ impl Workspace {
             &model.model,
         );
         inputs.instructions = self.config.config.instructions.clone();
+        inputs.skills = summaries(&self.skills.visible(&self.rules));
         SystemPrompt::new(inputs)
     }
 
@@ -128,8 +139,13 @@ impl Workspace {
                 .collect(),
         };
         let host = Arc::new(PluginHost::new(plugins, options)?);
+        let (skills, skill_warnings) =
+            SkillRegistry::discover(&SkillRoots::from_env(config.project_root.clone()));
+        let mut errors = errors;
+        errors.extend(skill_warnings.iter().map(ToString::to_string));
         Ok(Workspace {
             config,
+            skills: Arc::new(skills),
             discovery_errors: errors,
             host,
             rules,

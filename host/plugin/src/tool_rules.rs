@@ -52,6 +52,15 @@ pub fn needs(tool: &str, args: &Value, project: &Path) -> Vec<Need> {
             paths.push(path);
         }
         "write" | "edit" => paths.extend(path_arg("filePath")),
+        // Skills are allowed or denied by name (`skill = { "internal-*" = "deny" }`).
+        "skill" => {
+            let name = args.get("name").and_then(Value::as_str).unwrap_or("*");
+            out.push(Need {
+                permission: "skill".to_string(),
+                patterns: vec![name.to_string()],
+                always: vec![name.to_string()],
+            });
+        }
         "apply_patch" => {
             let text = args.get("patchText").and_then(Value::as_str).unwrap_or("");
             paths.extend(patch_paths(text).map(|p| resolve(p, project)));

@@ -18,6 +18,7 @@ pub mod prune;
 pub mod reminders;
 pub mod repair;
 pub mod runner;
+pub mod skill_tool;
 pub mod step;
 mod steps;
 pub mod tools;

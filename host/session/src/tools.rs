@@ -7,9 +7,10 @@
 
 use std::sync::Arc;
 
+use futures_util::future::BoxFuture;
 use serde_json::Value;
 use ward_permission::Ruleset;
-use ward_plugin::{CallScope, Plugin, PluginHost, ToolInfo, tool_rules};
+use ward_plugin::{CallScope, Plugin, PluginHost, ToolInfo, ToolOutput, tool_rules};
 use ward_provider::ToolSpec;
 
 use crate::doom::is_doom_loop;
@@ -27,10 +28,26 @@ pub struct ToolSuccess {
     pub metadata: Value,
 }
 
+/// A tool the host implements itself, because what it does belongs to the host:
+/// `skill` reads skill directories wherever they are installed, `task` runs a
+/// subagent's loop. It goes through the same name repair, hooks, permission rules,
+/// truncation and after-hooks as a plugin's tool.
+pub trait HostTool: Send + Sync {
+    /// What the model is told about the tool.
+    fn spec(&self) -> ToolSpec;
+    /// Runs one call with arguments already parsed and checked against the rules.
+    fn run<'a>(
+        &'a self,
+        args: Value,
+        scope: &'a CallScope,
+    ) -> BoxFuture<'a, Result<ToolSuccess, String>>;
+}
+
 /// The tools on offer in one session.
 pub struct ToolBox {
     host: Arc<PluginHost>,
     tools: Vec<(Arc<Plugin>, ToolInfo)>,
+    natives: Vec<Arc<dyn HostTool>>,
     output: OutputPolicy,
 }
 
@@ -51,10 +68,24 @@ impl ToolBox {
             ToolBox {
                 host,
                 tools,
+                natives: Vec::new(),
                 output,
             },
             failed,
         )
+    }
+
+    /// Offers `tool` too, unless `rules` deny it outright (it replaces a plugin's tool
+    /// of the same name: the host's own tools are not overridable by a plugin).
+    pub fn with_host_tool(mut self, tool: Arc<dyn HostTool>, rules: &[Ruleset]) -> Self {
+        let name = tool.spec().name;
+        if !ward_permission::disabled_tools(&[&name], rules).is_empty() {
+            return self;
+        }
+        self.tools.retain(|(_, t)| t.name != name);
+        self.natives.retain(|n| n.spec().name != name);
+        self.natives.push(tool);
+        self
     }
 
     /// Bounds tool output with `policy` instead of the default limits (which keep no
@@ -71,7 +102,10 @@ impl ToolBox {
 
     /// The tool names on offer.
     pub fn names(&self) -> Vec<String> {
-        self.tools.iter().map(|(_, t)| t.name.clone()).collect()
+        let plugins = self.tools.iter().map(|(_, t)| t.name.clone());
+        plugins
+            .chain(self.natives.iter().map(|n| n.spec().name))
+            .collect()
     }
 
     /// What the model is told about the tools.
@@ -84,6 +118,7 @@ impl ToolBox {
                 parameters: serde_json::from_str(&t.parameters)
                     .unwrap_or_else(|_| serde_json::json!({"type": "object"})),
             })
+            .chain(self.natives.iter().map(|n| n.spec()))
             .collect()
     }
 
@@ -147,17 +182,7 @@ impl ToolBox {
                 .await
                 .map_err(|e| e.to_string())?;
         }
-        let (plugin, _) = self
-            .tools
-            .iter()
-            .find(|(_, t)| t.name == tool)
-            .ok_or_else(|| format!("unknown tool `{tool}`"))?;
-        let args = args.to_string();
-        let mut out = self
-            .host
-            .call(plugin, &tool, &args, scope.clone())
-            .await
-            .map_err(|e| e.to_string())?;
+        let (mut out, args) = self.call(&tool, args, &scope).await?;
         // A tool that bounds its own output says so with `metadata.truncated` (as
         // `read`, `grep`, `glob` and `list` do, each with its own paging hint).
         let bounds_itself = serde_json::from_str::<Value>(&out.metadata)
@@ -180,6 +205,40 @@ impl ToolBox {
             output: out.output,
             metadata: serde_json::from_str(&out.metadata).unwrap_or(Value::Null),
         })
+    }
+}
+
+impl ToolBox {
+    /// The call itself, by a plugin or the host; also returns the arguments as JSON
+    /// text, which the after-hooks see.
+    async fn call(
+        &self,
+        tool: &str,
+        args: Value,
+        scope: &CallScope,
+    ) -> Result<(ToolOutput, String), String> {
+        let text = args.to_string();
+        if let Some(native) = self.natives.iter().find(|n| n.spec().name == tool) {
+            let done = native.run(args, scope).await?;
+            let out = ToolOutput {
+                title: done.title,
+                output: done.output,
+                metadata: done.metadata.to_string(),
+                attachments: Vec::new(),
+            };
+            return Ok((out, text));
+        }
+        let (plugin, _) = self
+            .tools
+            .iter()
+            .find(|(_, t)| t.name == tool)
+            .ok_or_else(|| format!("unknown tool `{tool}`"))?;
+        let out = self
+            .host
+            .call(plugin, tool, &text, scope.clone())
+            .await
+            .map_err(|e| e.to_string())?;
+        Ok((out, text))
     }
 }
 

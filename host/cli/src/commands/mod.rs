@@ -6,4 +6,5 @@ pub mod permission;
 pub mod plugin;
 pub mod run;
 pub mod session;
+pub mod skill;
 pub mod tool;

@@ -1,0 +1,46 @@
+//! `ward skill list`: the skills found for this project, where each came from, and
+//! whether the permission rules let the agent see it.
+
+use std::process::ExitCode;
+
+use anyhow::Result;
+use clap::Subcommand;
+
+use crate::setup::Workspace;
+
+/// `ward skill …`
+#[derive(Subcommand)]
+pub enum SkillCommand {
+    /// List the skills found in the user's and the project's skill directories.
+    List,
+}
+
+/// Runs the subcommand.
+pub fn run(command: SkillCommand) -> Result<ExitCode> {
+    let SkillCommand::List = command;
+    let ws = Workspace::open(&std::env::current_dir()?)?;
+    ws.warn_discovery_errors();
+    let visible: Vec<&str> = ws
+        .skills
+        .visible(&ws.rules)
+        .iter()
+        .map(|s| s.name.as_str())
+        .collect();
+    if ws.skills.is_empty() {
+        println!("no skills found");
+    }
+    for skill in ws.skills.list() {
+        let state = if visible.contains(&skill.name.as_str()) {
+            ""
+        } else {
+            "  (denied by the permission rules)"
+        };
+        println!("{}  {}{state}", skill.name, skill.description);
+        println!(
+            "    {} ({})",
+            skill.file.display(),
+            skill.source.scope.as_str()
+        );
+    }
+    Ok(ExitCode::SUCCESS)
+}

@@ -1,0 +1,83 @@
+//! The `skill` tool (SPEC §7): lists the skills the agent may use in its description
+//! and loads one by name as `<skill_content>`. A host tool, not a component: skills
+//! live in the user's and the project's directories (`~/.claude/skills`,
+//! `.ward/skills`, …), which no plugin should be granted wholesale.
+//!
+//! Which skills an agent sees is decided by the `skill` permission rules, by name:
+//! a skill denied to the agent is neither listed nor loadable. Loading asks
+//! through the same rules (an `ask` rule asks the user) before this tool runs.
+
+use std::sync::Arc;
+
+use futures_util::future::BoxFuture;
+use serde_json::{Value, json};
+use ward_permission::Ruleset;
+use ward_plugin::CallScope;
+use ward_provider::ToolSpec;
+use ward_skill::{SkillRegistry, tool_description};
+
+use crate::tools::{HostTool, ToolSuccess};
+
+/// The `skill` tool over a discovered set of skills.
+pub struct SkillTool {
+    registry: Arc<SkillRegistry>,
+    rules: Arc<Vec<Ruleset>>,
+}
+
+impl SkillTool {
+    /// The tool for `registry`, showing what `rules` do not deny.
+    pub fn new(registry: Arc<SkillRegistry>, rules: Arc<Vec<Ruleset>>) -> Self {
+        Self { registry, rules }
+    }
+}
+
+impl HostTool for SkillTool {
+    fn spec(&self) -> ToolSpec {
+        ToolSpec {
+            name: "skill".to_string(),
+            description: tool_description(&self.registry.visible(&self.rules)),
+            parameters: json!({
+                "type": "object",
+                "properties": {
+                    "name": {
+                        "type": "string",
+                        "description": "The name of the skill to load, as listed in <available_skills>."
+                    }
+                },
+                "required": ["name"],
+                "additionalProperties": false
+            }),
+        }
+    }
+
+    fn run<'a>(
+        &'a self,
+        args: Value,
+        _scope: &'a CallScope,
+    ) -> BoxFuture<'a, Result<ToolSuccess, String>> {
+        Box::pin(async move {
+            let name = args
+                .get("name")
+                .and_then(Value::as_str)
+                .ok_or("invalid arguments for `skill`: `name` (a string) is required")?;
+            let visible = self.registry.visible(&self.rules);
+            let Some(skill) = visible.iter().find(|s| s.name == name) else {
+                let names: Vec<&str> = visible.iter().map(|s| s.name.as_str()).collect();
+                return Err(format!(
+                    "no skill named `{name}`; available: {}",
+                    if names.is_empty() {
+                        "none".to_string()
+                    } else {
+                        names.join(", ")
+                    }
+                ));
+            };
+            let content = self.registry.load(name).map_err(|e| e.to_string())?;
+            Ok(ToolSuccess {
+                title: format!("Loaded skill: {name}"),
+                output: content,
+                metadata: json!({ "name": name, "dir": skill.dir }),
+            })
+        })
+    }
+}
