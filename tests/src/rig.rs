@@ -106,6 +106,8 @@ impl LoopRig {
                 ..ward_prompt::PromptInputs::new(project.root.clone(), "scripted", "m")
             })),
             steps: None,
+            temperature: None,
+            top_p: None,
             retry: ward_provider::RetryPolicy::default(),
             loops: ActiveLoops::default(),
             context: rig.context,

@@ -50,6 +50,11 @@ enum Command {
         #[command(subcommand)]
         command: commands::permission::PermissionCommand,
     },
+    /// Inspect agents.
+    Agent {
+        #[command(subcommand)]
+        command: commands::agent::AgentCommand,
+    },
     /// Inspect skills.
     Skill {
         #[command(subcommand)]
@@ -85,6 +90,7 @@ fn main() -> ExitCode {
             Some(Command::Permission { command }) => commands::permission::run(command),
             Some(Command::Models(args)) => commands::models::run(args),
             Some(Command::Skill { command }) => commands::skill::run(command),
+            Some(Command::Agent { command }) => commands::agent::run(command),
             None => commands::chat::run(cli.chat).await,
         }
     });

@@ -5,6 +5,7 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use anyhow::{Context, Result};
+use ward_agent::{AgentInfo, AgentRegistry};
 use ward_config::LoadedConfig;
 use ward_permission::{ApprovalStore, PermissionEngine, PermissionEvent, Ruleset};
 use ward_plugin::discovery::{Discovered, Origin, discover};
@@ -29,6 +30,8 @@ pub struct Workspace {
     pub tool_output_dir: PathBuf,
     /// The skills found in the user's and the project's skill directories.
     pub skills: Arc<SkillRegistry>,
+    /// The agents: built-in, configured and from markdown files.
+    pub agents: AgentRegistry,
 }
 
 impl Workspace {
@@ -51,11 +54,46 @@ impl Workspace {
         (engine, rx)
     }
 
-    /// The tools on offer, their output bounded by `[tool_output]`, with a warning
-    /// printed for each plugin that failed to load. Starts the sweep of saved outputs
-    /// older than a week: now, then hourly while the process lives.
-    pub async fn tool_box(&self) -> ToolBox {
-        let (tools, failed) = ToolBox::load(self.host.clone(), &self.rules).await;
+    /// The agent named `name` (or the default agent), if it may lead a session.
+    pub fn primary_agent(&self, name: Option<&str>) -> Result<&AgentInfo> {
+        let Some(name) = name else {
+            return Ok(self.agents.default_agent());
+        };
+        let primary: Vec<&str> = self
+            .agents
+            .list()
+            .filter(|a| a.is_primary() && !a.hidden)
+            .map(|a| a.name.as_str())
+            .collect();
+        match self.agents.get(name) {
+            Some(agent) if agent.is_primary() => Ok(agent),
+            Some(_) => anyhow::bail!(
+                "agent `{name}` is a subagent: it runs through the task tool; primary agents: {}",
+                primary.join(", ")
+            ),
+            None => anyhow::bail!(
+                "no agent named `{name}`; primary agents: {}",
+                primary.join(", ")
+            ),
+        }
+    }
+
+    /// The permission layers `agent` works under: the defaults, the agent's built-in
+    /// rules, `[permission]`, then the agent's own configured rules.
+    pub fn rules_for(&self, agent: &AgentInfo) -> Arc<Vec<Ruleset>> {
+        let configured = self
+            .rules
+            .last()
+            .cloned()
+            .unwrap_or_else(|| Ruleset::new("ward.toml", Vec::new()));
+        Arc::new(agent.layers(&configured))
+    }
+
+    /// The tools on offer under `rules`, their output bounded by `[tool_output]`, with
+    /// a warning printed for each plugin that failed to load. Starts the sweep of saved
+    /// outputs older than a week: now, then hourly while the process lives.
+    pub async fn tool_box(&self, rules: &Arc<Vec<Ruleset>>) -> ToolBox {
+        let (tools, failed) = ToolBox::load(self.host.clone(), rules).await;
         for (plugin, e) in failed {
             eprintln!("warning: {plugin}: {e}");
         }
@@ -69,11 +107,11 @@ impl Workspace {
             }
         });
         let limits = &self.config.config.tool_output;
-        let tools = if self.skills.visible(&self.rules).is_empty() {
+        let tools = if self.skills.visible(rules).is_empty() {
             tools
         } else {
-            let skill = SkillTool::new(self.skills.clone(), self.rules.clone());
-            tools.with_host_tool(Arc::new(skill), &self.rules)
+            let skill = SkillTool::new(self.skills.clone(), rules.clone());
+            tools.with_host_tool(Arc::new(skill), rules)
         };
         tools.with_output(OutputPolicy {
             max_lines: limits.max_lines,
@@ -85,14 +123,20 @@ impl Workspace {
     /// The system prompt for `model`: its family's base prompt, the instruction files
     /// (walking up from the project, the global one, `instructions` in config) and the
     /// environment.
-    pub fn system_prompt(&self, model: &ModelSetup) -> SystemPrompt {
+    pub fn system_prompt(
+        &self,
+        model: &ModelSetup,
+        agent: &AgentInfo,
+        rules: &[Ruleset],
+    ) -> SystemPrompt {
         let mut inputs = PromptInputs::new(
             self.config.project_root.clone(),
             &model.provider,
             &model.model,
         );
+        inputs.agent_prompt = agent.prompt.clone();
         inputs.instructions = self.config.config.instructions.clone();
-        inputs.skills = summaries(&self.skills.visible(&self.rules));
+        inputs.skills = summaries(&self.skills.visible(rules));
         SystemPrompt::new(inputs)
     }
 
@@ -141,11 +185,16 @@ impl Workspace {
         let host = Arc::new(PluginHost::new(plugins, options)?);
         let (skills, skill_warnings) =
             SkillRegistry::discover(&SkillRoots::from_env(config.project_root.clone()));
+        let global = ward_config::global_config_dir(&|k| std::env::var(k).ok());
+        let (agents, agent_warnings) =
+            AgentRegistry::load(&config.config, &config.project_root, global.as_deref());
         let mut errors = errors;
         errors.extend(skill_warnings.iter().map(ToString::to_string));
+        errors.extend(agent_warnings.iter().map(ToString::to_string));
         Ok(Workspace {
             config,
             skills: Arc::new(skills),
+            agents,
             discovery_errors: errors,
             host,
             rules,

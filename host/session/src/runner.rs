@@ -71,6 +71,10 @@ pub struct Runner {
     pub system: Arc<SystemPrompt>,
     /// At most this many steps (`None`: unlimited).
     pub steps: Option<u32>,
+    /// The agent's sampling temperature, if it sets one.
+    pub temperature: Option<f64>,
+    /// The agent's nucleus sampling, if it sets one.
+    pub top_p: Option<f64>,
     /// Retry policy for provider errors.
     pub retry: RetryPolicy,
     /// The sessions with a loop running; `ActiveLoops::default()` for a new runner.

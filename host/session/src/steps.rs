@@ -54,8 +54,9 @@ impl Runner {
                 messages,
                 tools: if last { Vec::new() } else { self.tools.specs() },
                 max_tokens: self.model.max_tokens,
+                temperature: self.temperature,
+                top_p: self.top_p,
                 options: Value::Null,
-                ..ChatRequest::default()
             };
             self.apply_hooks(session, &mut request).await;
             let mut assistant = AssistantMessage::new(user);
@@ -200,16 +201,21 @@ impl Runner {
                 })
                 .collect();
         }
-        let params = SamplingParams {
+        let before = SamplingParams {
             temperature: request.temperature.map(|t| t as f32),
             top_p: request.top_p.map(|t| t as f32),
             max_tokens: request.max_tokens,
             options: "{}".to_string(),
         };
         let model = format!("{}/{}", self.model.provider, self.model.model);
-        let params = host.chat_params(&model, params, &scope).await;
-        request.temperature = params.temperature.map(f64::from);
-        request.top_p = params.top_p.map(f64::from);
+        let params = host.chat_params(&model, before.clone(), &scope).await;
+        // The WIT carries f32: keep the exact configured value unless a hook changed it.
+        if params.temperature != before.temperature {
+            request.temperature = params.temperature.map(f64::from);
+        }
+        if params.top_p != before.top_p {
+            request.top_p = params.top_p.map(f64::from);
+        }
         request.max_tokens = params.max_tokens;
         request.options = serde_json::from_str::<Value>(&params.options)
             .ok()

@@ -1,5 +1,6 @@
 //! One module per `ward` subcommand.
 
+pub mod agent;
 pub mod chat;
 pub mod models;
 pub mod permission;

@@ -18,9 +18,9 @@ use crate::setup::Workspace;
 /// What every command that runs the loop takes.
 #[derive(Args, Clone)]
 pub struct LoopArgs {
-    /// The agent.
-    #[arg(long, default_value = "build")]
-    pub agent: String,
+    /// The agent (a primary one); default: `default_agent` from ward.toml, else `build`.
+    #[arg(long)]
+    pub agent: Option<String>,
     /// `provider/model`; default: `model` from ward.toml.
     #[arg(long)]
     pub model: Option<String>,
@@ -88,7 +88,10 @@ impl CliLoop {
         let cwd = std::env::current_dir()?;
         let ws = Workspace::open(&cwd)?;
         ws.warn_discovery_errors();
-        let model = crate::model_setup::resolve(&ws.config, args.model.as_deref())?;
+        let agent = ws.primary_agent(args.agent.as_deref())?.clone();
+        let rules = ws.rules_for(&agent);
+        let choice = args.model.as_deref().or(agent.model.as_deref());
+        let model = crate::model_setup::resolve(&ws.config, choice)?;
         let store = open_store(true)?;
         // Detached on purpose: it ends with the process, after the loop's last event.
         let _ = ward_session::event_hooks::forward_events(
@@ -101,25 +104,27 @@ impl CliLoop {
                 .get_session(id)
                 .with_context(|| format!("session {id}"))?,
             None => {
-                let s = Session::new(ws.config.project_root.to_string_lossy(), &args.agent);
+                let s = Session::new(ws.config.project_root.to_string_lossy(), &agent.name);
                 store.create_session(&s)?;
                 s
             }
         };
         let (engine, asks) = ws.permission_engine(store.clone());
-        let tools = ws.tool_box().await;
-        let system = Arc::new(ws.system_prompt(&model));
+        let tools = ws.tool_box(&rules).await;
+        let system = Arc::new(ws.system_prompt(&model, &agent, &rules));
         let runner = Runner {
             store: store.clone(),
             tools,
             model,
             client: ward_provider::Client::new(),
             permissions: engine,
-            rules: ws.rules.clone(),
+            rules,
             project: ws.config.project_root.clone(),
-            agent: args.agent.clone(),
+            agent: agent.name.clone(),
             system,
-            steps: args.steps,
+            steps: args.steps.or(agent.steps),
+            temperature: agent.temperature,
+            top_p: agent.top_p,
             retry: ward_provider::RetryPolicy {
                 max_attempts: args.max_retries.unwrap_or(8).max(1),
                 ..ward_provider::RetryPolicy::default()

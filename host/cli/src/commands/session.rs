@@ -124,7 +124,7 @@ pub async fn run(command: SessionCommand) -> Result<ExitCode> {
 
 async fn compact(id: String, model: Option<String>) -> Result<ExitCode> {
     let args = super::run::LoopArgs {
-        agent: "build".into(),
+        agent: None,
         model,
         session: Some(id),
         yes: false,

@@ -74,6 +74,7 @@ async fn call(
     name: &str,
     args: &str,
 ) -> Result<ExitCode> {
+    let rules = ws.rules_for(ws.agents.get(agent).unwrap_or(ws.agents.default_agent()));
     let (engine, events) = ws.permission_engine(super::run::open_store(false)?);
     let answerer = spawn_answerer(engine.clone(), events, yes);
     let scope = CallScope {
@@ -82,14 +83,14 @@ async fn call(
         call_id: String::new(),
         agent: agent.to_string(),
         project: ws.config.project_root.clone(),
-        rules: ws.rules.clone(),
+        rules: rules.clone(),
         permissions: engine,
         progress: None,
         approved: Default::default(),
     };
     // The same path the agent loop takes: name repair, argument checks, the permission
     // rules, then the sandboxed call.
-    let tools = ws.tool_box().await;
+    let tools = ws.tool_box(&rules).await;
     let outcome = tools.execute(name, args, scope, &[]).await;
     answerer.abort();
 

@@ -1,0 +1,177 @@
+//! Agents from markdown files: every `*.md` under an agents directory
+//! (`<project>/.ward/agents/`, `<global config dir>/agents/`), searched
+//! recursively. The name is the path relative to that directory without
+//! `.md`, with `/` between directories (`review/security.md` is
+//! `review/security`); the front matter holds the fields of `[agent.NAME]`
+//! and the body is the prompt.
+//!
+//! A file that cannot be read or parsed (bad YAML, an unknown field, a bad
+//! permission action) is skipped with a [`Warning`] naming `file:line:column`;
+//! the other files still load.
+
+use std::fs;
+use std::path::{Path, PathBuf};
+
+use serde::{Deserialize, Deserializer};
+use ward_config::{AgentConfig, AgentMode};
+use ward_permission::Ruleset;
+
+use crate::info::AgentSource;
+use crate::merge::Definition;
+use crate::warning::Warning;
+
+mod permission;
+
+use permission::PermissionSpec;
+
+/// How deep directories are searched, a guard against symlink loops.
+const MAX_DEPTH: usize = 16;
+
+/// The front matter of an agent file: the fields of `[agent.NAME]`, with
+/// `permission` written as YAML (`edit: deny`, `bash: { "git *": allow }`).
+#[derive(Debug, Default, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+struct FrontMatter {
+    description: Option<String>,
+    mode: Option<AgentMode>,
+    hidden: Option<bool>,
+    #[serde(deserialize_with = "model_ref")]
+    model: Option<String>,
+    temperature: Option<f64>,
+    top_p: Option<f64>,
+    /// A prompt in the front matter; the body, when not empty, replaces it.
+    prompt: Option<String>,
+    steps: Option<u32>,
+    permission: Option<PermissionSpec>,
+    disable: Option<bool>,
+    color: Option<String>,
+}
+
+/// The definitions in the agents directory `dir`, in name order. A missing
+/// directory has none; problems go to `warnings`.
+pub(crate) fn definitions(dir: &Path, warnings: &mut Vec<Warning>) -> Vec<Definition> {
+    let mut files = Vec::new();
+    collect(dir, dir, 0, &mut files, warnings);
+    files.sort();
+    files
+        .into_iter()
+        .filter_map(|(name, path)| match load(&name, &path) {
+            Ok(definition) => Some(definition),
+            Err(warning) => {
+                warnings.push(warning);
+                None
+            }
+        })
+        .collect()
+}
+
+/// Pushes `(name, path)` for every markdown file under `dir` (part of the tree
+/// rooted at `root`).
+fn collect(
+    root: &Path,
+    dir: &Path,
+    depth: usize,
+    out: &mut Vec<(String, PathBuf)>,
+    warnings: &mut Vec<Warning>,
+) {
+    let entries = match fs::read_dir(dir) {
+        Ok(entries) => entries,
+        Err(e) if depth == 0 && e.kind() == std::io::ErrorKind::NotFound => return,
+        Err(e) => {
+            warnings.push(Warning::in_file(
+                dir,
+                format!("cannot read the agents directory: {e}"),
+            ));
+            return;
+        }
+    };
+    for entry in entries.flatten() {
+        let path = entry.path();
+        // `metadata` follows symlinks, so linked files and directories count.
+        let Ok(meta) = fs::metadata(&path) else {
+            continue;
+        };
+        if meta.is_dir() {
+            if depth + 1 < MAX_DEPTH {
+                collect(root, &path, depth + 1, out, warnings);
+            }
+        } else if meta.is_file() && path.extension().is_some_and(|e| e == "md") {
+            match agent_name(root, &path) {
+                Some(name) => out.push((name, path)),
+                None => warnings.push(Warning::in_file(
+                    &path,
+                    "the agent name (the path without `.md`) is not valid UTF-8; the file is skipped",
+                )),
+            }
+        }
+    }
+}
+
+/// `review/security` for `<root>/review/security.md`.
+fn agent_name(root: &Path, path: &Path) -> Option<String> {
+    let relative = path.strip_prefix(root).ok()?.with_extension("");
+    let parts = relative
+        .components()
+        .map(|c| c.as_os_str().to_str())
+        .collect::<Option<Vec<_>>>()?;
+    let name = parts.join("/");
+    (!name.is_empty()).then_some(name)
+}
+
+/// Reads and parses one agent file.
+fn load(name: &str, path: &Path) -> Result<Definition, Warning> {
+    const SKIPPED: &str = "the agent file is skipped";
+    let text = fs::read_to_string(path)
+        .map_err(|e| Warning::in_file(path, format!("cannot read: {e}; {SKIPPED}")))?;
+    let document = ward_config::frontmatter::parse::<FrontMatter>(path, &text)
+        .map_err(|e| Warning::from_config_error(path, &e, SKIPPED))?;
+    let meta = document.meta;
+    let body = document.body.trim_end();
+    let rules = match meta.permission {
+        None => None,
+        Some(spec) => Some(
+            Ruleset::from_toml(path.display().to_string(), &spec.0).map_err(|e| {
+                Warning::in_file(path, format!("in the front matter: {e}; {SKIPPED}"))
+            })?,
+        ),
+    };
+    let prompt = if body.is_empty() {
+        meta.prompt
+    } else {
+        Some(body.to_string())
+    };
+    Ok(Definition {
+        name: name.to_string(),
+        fields: AgentConfig {
+            description: meta.description,
+            mode: meta.mode,
+            hidden: meta.hidden,
+            model: meta.model,
+            temperature: meta.temperature,
+            top_p: meta.top_p,
+            prompt,
+            steps: meta.steps,
+            permission: None,
+            disable: meta.disable,
+            color: meta.color,
+        },
+        rules,
+        source: AgentSource::Markdown {
+            path: path.to_path_buf(),
+        },
+    })
+}
+
+/// An optional `provider/model` reference, checked like `ward.toml`'s.
+fn model_ref<'de, D: Deserializer<'de>>(d: D) -> Result<Option<String>, D::Error> {
+    let value = String::deserialize(d)?;
+    match value.split_once('/') {
+        Some((provider, model)) if !provider.is_empty() && !model.is_empty() => Ok(Some(value)),
+        _ => Err(serde::de::Error::custom(format!(
+            "expected a model as `provider/model`, found `{value}`"
+        ))),
+    }
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,138 @@
+//! [`AgentRegistry`]: every agent after built-ins, configuration and markdown
+//! files are merged, and the checked default agent.
+//!
+//! Loading never fails: each problem is a [`Warning`] and the definition it
+//! concerns is skipped, so Ward always starts with at least one usable
+//! primary agent.
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::path::Path;
+
+use ward_config::Config;
+
+use crate::builtin::{self, BUILD};
+use crate::info::AgentInfo;
+use crate::merge::Agents;
+use crate::warning::Warning;
+use crate::{config, markdown};
+
+/// All agents by name, and which one a new session starts with.
+#[derive(Debug, Clone)]
+pub struct AgentRegistry {
+    agents: BTreeMap<String, AgentInfo>,
+    /// A copy of the default agent, so it can be returned without a lookup
+    /// that could fail.
+    default: AgentInfo,
+}
+
+impl AgentRegistry {
+    /// Loads the agents, in increasing precedence: built-ins, markdown files
+    /// under `<global_dir>/agents/`, `config.agent`, markdown files under
+    /// `<project_root>/.ward/agents/`. Each definition overrides only the
+    /// fields it sets.
+    ///
+    /// Then checks `config.default_agent`: it must name an existing, enabled,
+    /// visible primary agent. If it does not, a warning explains why and
+    /// `build` (or, when `build` is gone, the first primary agent by name) is
+    /// used. If no primary agent is left at all, the built-in `build` is
+    /// restored with a warning.
+    pub fn load(
+        config: &Config,
+        project_root: &Path,
+        global_dir: Option<&Path>,
+    ) -> (AgentRegistry, Vec<Warning>) {
+        let mut warnings = Vec::new();
+        let mut agents = Agents::new(builtin::all());
+        if let Some(global) = global_dir {
+            for definition in markdown::definitions(&global.join("agents"), &mut warnings) {
+                agents.apply(definition);
+            }
+        }
+        for definition in config::definitions(config, &mut warnings) {
+            agents.apply(definition);
+        }
+        let project = project_root.join(".ward").join("agents");
+        for definition in markdown::definitions(&project, &mut warnings) {
+            agents.apply(definition);
+        }
+        let (mut agents, disabled) = agents.finish();
+        let default = choose_default(
+            config.default_agent.as_deref(),
+            &mut agents,
+            &disabled,
+            &mut warnings,
+        );
+        (AgentRegistry { agents, default }, warnings)
+    }
+
+    /// The agent called `name`, hidden ones included.
+    pub fn get(&self, name: &str) -> Option<&AgentInfo> {
+        self.agents.get(name)
+    }
+
+    /// Every agent, sorted by name, hidden ones included (callers filter on
+    /// [`AgentInfo::hidden`] and the mode).
+    pub fn list(&self) -> impl Iterator<Item = &AgentInfo> {
+        self.agents.values()
+    }
+
+    /// The agent a new session starts with: a visible primary agent.
+    pub fn default_agent(&self) -> &AgentInfo {
+        &self.default
+    }
+
+    /// The agents the task tool and `@agent` mentions can start: mode
+    /// `subagent` or `all`, not hidden, sorted by name.
+    pub fn subagents(&self) -> impl Iterator<Item = &AgentInfo> {
+        self.agents
+            .values()
+            .filter(|a| a.is_subagent() && !a.hidden)
+    }
+}
+
+/// Whether `agent` can be a session's default agent.
+fn usable_default(agent: &AgentInfo) -> bool {
+    agent.is_primary() && !agent.hidden
+}
+
+/// Picks the default agent, warning when `requested` cannot be used, and
+/// restoring `build` when no primary agent is left.
+fn choose_default(
+    requested: Option<&str>,
+    agents: &mut BTreeMap<String, AgentInfo>,
+    disabled: &BTreeSet<String>,
+    warnings: &mut Vec<Warning>,
+) -> AgentInfo {
+    if !agents.values().any(usable_default) {
+        warnings.push(Warning::new(format!(
+            "no visible primary agent is left (all are disabled, hidden or subagents); \
+             using the built-in `{BUILD}`"
+        )));
+        let build = builtin::build();
+        agents.insert(build.name.clone(), build);
+    }
+    let primaries: Vec<&AgentInfo> = agents.values().filter(|a| usable_default(a)).collect();
+    // Not empty: a usable `build` was inserted above if nothing else was.
+    let fallback = primaries
+        .iter()
+        .find(|a| a.name == BUILD)
+        .or(primaries.first())
+        .map_or_else(builtin::build, |a| (*a).clone());
+    let Some(name) = requested else {
+        return fallback;
+    };
+    let problem = match agents.get(name) {
+        Some(agent) if usable_default(agent) => return agent.clone(),
+        Some(agent) if agent.hidden => "names a hidden agent",
+        Some(_) => "names a subagent",
+        None if disabled.contains(name) => "names a disabled agent",
+        None => "names no agent",
+    };
+    let names: Vec<&str> = primaries.iter().map(|a| a.name.as_str()).collect();
+    warnings.push(Warning::new(format!(
+        "`default_agent = \"{name}\"` {problem}; choose a primary agent: {}; using `{}`",
+        names.join(", "),
+        fallback.name
+    )));
+    fallback
+}
