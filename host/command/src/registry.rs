@@ -1,0 +1,111 @@
+//! [`CommandRegistry`]: the built-in commands overlaid by the global and the
+//! project's command files, and the check of the agents they name.
+//!
+//! Loading never fails: each problem is a [`Warning`] and the file it
+//! concerns is skipped.
+
+use std::collections::BTreeMap;
+use std::path::Path;
+
+use crate::builtin;
+use crate::info::{CommandInfo, CommandSource};
+use crate::invocation::{Invocation, split_invocation};
+use crate::markdown;
+use crate::warning::Warning;
+
+/// Every command, by name.
+#[derive(Debug, Clone)]
+pub struct CommandRegistry {
+    /// Sorted by name, names unique.
+    commands: Vec<CommandInfo>,
+    /// The line of the `agent:` key of file commands that set one, by name.
+    agent_lines: BTreeMap<String, usize>,
+}
+
+impl CommandRegistry {
+    /// Loads the commands, in increasing precedence: the built-ins, files
+    /// under `<global_dir>/commands/`, files under `<project>/.ward/commands/`.
+    /// A later definition of a name replaces an earlier one as a whole.
+    ///
+    /// `global_dir` is Ward's global configuration directory
+    /// (`ward_config::global_config_dir`), not its `commands` subdirectory.
+    pub fn load(project: &Path, global_dir: Option<&Path>) -> (Self, Vec<Warning>) {
+        let mut warnings = Vec::new();
+        let mut commands: BTreeMap<String, CommandInfo> = builtin::all()
+            .into_iter()
+            .map(|c| (c.name.clone(), c))
+            .collect();
+        let mut agent_lines = BTreeMap::new();
+        let mut dirs = Vec::new();
+        if let Some(global) = global_dir {
+            dirs.push(global.join("commands"));
+        }
+        dirs.push(project.join(".ward").join("commands"));
+        for dir in dirs {
+            for loaded in markdown::commands(&dir, &mut warnings) {
+                let name = loaded.info.name.clone();
+                match loaded.agent_line {
+                    Some(line) => agent_lines.insert(name.clone(), line),
+                    None => agent_lines.remove(&name),
+                };
+                commands.insert(name, loaded.info);
+            }
+        }
+        let registry = CommandRegistry {
+            commands: commands.into_values().collect(),
+            agent_lines,
+        };
+        (registry, warnings)
+    }
+
+    /// The command called `name`.
+    pub fn get(&self, name: &str) -> Option<&CommandInfo> {
+        self.commands
+            .binary_search_by(|c| c.name.as_str().cmp(name))
+            .ok()
+            .and_then(|i| self.commands.get(i))
+    }
+
+    /// Every command, sorted by name.
+    pub fn list(&self) -> &[CommandInfo] {
+        &self.commands
+    }
+
+    /// The command `input` invokes, if it is `/name arguments` and `name` is
+    /// a command here, with the invocation.
+    ///
+    /// Unlike [`parse_invocation`](crate::parse_invocation), this does not
+    /// reject names that look like filesystem paths: a command that exists
+    /// can always be run.
+    pub fn resolve<'a>(&'a self, input: &'a str) -> Option<(&'a CommandInfo, Invocation<'a>)> {
+        let invocation = split_invocation(input)?;
+        Some((self.get(invocation.name)?, invocation))
+    }
+
+    /// Warnings for commands that name an agent not in `known_agents`, each
+    /// naming the command's file (and the line of its `agent:` key). The
+    /// command is kept: running it would fail, or the caller falls back.
+    pub fn validate(&self, known_agents: &[&str]) -> Vec<Warning> {
+        let mut warnings = Vec::new();
+        for command in &self.commands {
+            let Some(agent) = &command.agent else {
+                continue;
+            };
+            if known_agents.contains(&agent.as_str()) {
+                continue;
+            }
+            let message = format!(
+                "the command `{}` names the agent `{agent}`, which does not exist",
+                command.name
+            );
+            warnings.push(match &command.source {
+                CommandSource::File { path } => match self.agent_lines.get(&command.name) {
+                    Some(&line) => Warning::at(path, line, 1, message),
+                    None => Warning::in_file(path, message),
+                },
+                CommandSource::Builtin => Warning::new(message),
+            });
+        }
+        warnings
+    }
+}
