@@ -6,6 +6,7 @@ mod model_setup;
 mod printer;
 mod prompt;
 mod setup;
+mod slash;
 
 use std::process::ExitCode;
 

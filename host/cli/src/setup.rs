@@ -6,6 +6,7 @@ use std::sync::Arc;
 
 use anyhow::{Context, Result};
 use ward_agent::{AgentInfo, AgentRegistry};
+use ward_command::CommandRegistry;
 use ward_config::LoadedConfig;
 use ward_permission::{ApprovalStore, PermissionEngine, PermissionEvent, Ruleset};
 use ward_plugin::discovery::{Discovered, Origin, discover};
@@ -32,6 +33,8 @@ pub struct Workspace {
     pub skills: Arc<SkillRegistry>,
     /// The agents: built-in, configured and from markdown files.
     pub agents: AgentRegistry,
+    /// The commands: built-in and from markdown files.
+    pub commands: CommandRegistry,
 }
 
 impl Workspace {
@@ -191,10 +194,21 @@ impl Workspace {
         let mut errors = errors;
         errors.extend(skill_warnings.iter().map(ToString::to_string));
         errors.extend(agent_warnings.iter().map(ToString::to_string));
+        let (commands, command_warnings) =
+            CommandRegistry::load(&config.project_root, global.as_deref());
+        let agent_names: Vec<&str> = agents.list().map(|a| a.name.as_str()).collect();
+        errors.extend(command_warnings.iter().map(ToString::to_string));
+        errors.extend(
+            commands
+                .validate(&agent_names)
+                .iter()
+                .map(ToString::to_string),
+        );
         Ok(Workspace {
             config,
             skills: Arc::new(skills),
             agents,
+            commands,
             discovery_errors: errors,
             host,
             rules,

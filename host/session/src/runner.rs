@@ -158,6 +158,17 @@ impl Runner {
         session: &Session,
         text: &str,
     ) -> Result<AssistantMessage, LoopError> {
+        self.prompt_with(session, text, Vec::new()).await
+    }
+
+    /// [`Runner::prompt`] with `context` added to the message as synthetic parts after
+    /// what the user typed (the files a command template references, say).
+    pub async fn prompt_with(
+        &self,
+        session: &Session,
+        text: &str,
+        context: Vec<String>,
+    ) -> Result<AssistantMessage, LoopError> {
         let model = ModelRef::new(&self.model.provider, &self.model.model);
         let mut user = UserMessage::new(&session.id, &self.agent, model);
         user.system = self.user_system.clone();
@@ -171,6 +182,17 @@ impl Runner {
             }),
         );
         self.store.put_part(&typed)?;
+        for extra in context {
+            self.store.put_part(&Part::new(
+                &session.id,
+                &user.id,
+                PartKind::Text(TextPart {
+                    text: extra,
+                    synthetic: true,
+                    ..TextPart::default()
+                }),
+            ))?;
+        }
         // `chat.message` hooks may add context to what the user typed, as parts of
         // its own marked synthetic (never rewriting the user's words).
         let message = serde_json::json!({ "info": &user, "parts": [&typed] }).to_string();
@@ -206,6 +228,23 @@ impl Runner {
                 self.drive(session, &user, state).await
             }
         }
+    }
+
+    /// Runs one tool in `session` outside a model step, exactly as the loop would
+    /// (rules, hooks, truncation): a command template's `` !`cmd` `` and `@file`.
+    pub async fn run_tool(
+        &self,
+        session: &Session,
+        tool: &str,
+        args: &serde_json::Value,
+    ) -> Result<crate::ToolSuccess, String> {
+        let scope = CallScope {
+            call_id: format!("cmd_{}", now()),
+            ..self.session_scope(session)
+        };
+        self.tools
+            .execute(tool, &args.to_string(), scope, &[])
+            .await
     }
 
     /// Cancels `session_id`'s running loop; `false` if it was idle.

@@ -39,7 +39,8 @@ pub async fn run(args: ChatArgs) -> Result<ExitCode> {
         session,
         runner,
         mut asks,
-    } = CliLoop::open(&args.common).await?;
+        commands,
+    } = CliLoop::open(&args.common, None).await?;
     let interactive = std::io::stdin().is_terminal();
     let printer = Printer::start(store.bus().subscribe(), &session.id, Format::Text);
     eprintln!(
@@ -57,9 +58,10 @@ pub async fn run(args: ChatArgs) -> Result<ExitCode> {
         // Piped prompts go one at a time; a finished one lets the next through.
         if prompts.is_empty() {
             if let Some(text) = waiting.pop_front() {
-                let (runner, session) = (runner.clone(), session.clone());
+                let (runner, session, commands) =
+                    (runner.clone(), session.clone(), commands.clone());
                 prompts.spawn(async move {
-                    let outcome = runner.prompt(&session, &text).await;
+                    let outcome = crate::slash::prompt(&runner, &commands, &session, &text).await;
                     if let Err(e) = &outcome {
                         eprintln!("\nerror: {e}");
                     }

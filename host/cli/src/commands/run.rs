@@ -14,6 +14,7 @@ use ward_store::{Session, SqliteStore, Store};
 use crate::printer::{Format, Printer};
 use crate::prompt::spawn_answerer;
 use crate::setup::Workspace;
+use crate::slash::Commands;
 
 /// What every command that runs the loop takes.
 #[derive(Args, Clone)]
@@ -79,18 +80,32 @@ pub struct CliLoop {
     pub runner: Arc<Runner>,
     /// Where permission asks are published.
     pub asks: broadcast::Receiver<PermissionEvent>,
+    /// The commands `/name args` prompts run.
+    pub commands: Arc<Commands>,
 }
 
 impl CliLoop {
     /// Loads the workspace, the model, the store (recovering it), the session and the
-    /// tools.
-    pub async fn open(args: &LoopArgs) -> Result<CliLoop> {
+    /// tools. When `first` (the prompt about to be sent) runs a command naming an
+    /// agent or a model, those are used unless `args` chose otherwise.
+    pub async fn open(args: &LoopArgs, first: Option<&str>) -> Result<CliLoop> {
         let cwd = std::env::current_dir()?;
         let ws = Workspace::open(&cwd)?;
         ws.warn_discovery_errors();
-        let agent = ws.primary_agent(args.agent.as_deref())?.clone();
+        let command = first
+            .and_then(|p| ws.commands.resolve(p))
+            .map(|(c, _)| c.clone());
+        let wanted = args
+            .agent
+            .as_deref()
+            .or(command.as_ref().and_then(|c| c.agent.as_deref()));
+        let agent = ws.primary_agent(wanted)?.clone();
         let rules = ws.rules_for(&agent);
-        let choice = args.model.as_deref().or(agent.model.as_deref());
+        let choice = args
+            .model
+            .as_deref()
+            .or(command.as_ref().and_then(|c| c.model.as_deref()))
+            .or(agent.model.as_deref());
         let model = crate::model_setup::resolve(&ws.config, choice)?;
         let store = open_store(true)?;
         // Detached on purpose: it ends with the process, after the loop's last event.
@@ -134,11 +149,16 @@ impl CliLoop {
             nested: Default::default(),
             user_system: args.system.clone(),
         };
+        let commands = Commands {
+            agents: ws.agents.list().map(|a| a.name.clone()).collect(),
+            registry: ws.commands,
+        };
         Ok(CliLoop {
             store,
             session,
             runner: Arc::new(runner),
             asks,
+            commands: Arc::new(commands),
         })
     }
 }
@@ -153,10 +173,11 @@ pub async fn run(args: RunArgs) -> Result<ExitCode> {
         session,
         runner,
         asks,
-    } = CliLoop::open(&args.common).await?;
+        commands,
+    } = CliLoop::open(&args.common, Some(&args.prompt)).await?;
     let answerer = spawn_answerer(runner.permissions.clone(), asks, args.common.yes);
     let printer = Printer::start(store.bus().subscribe(), &session.id, args.format);
-    let prompt = runner.prompt(&session, &args.prompt);
+    let prompt = crate::slash::prompt(&runner, &commands, &session, &args.prompt);
     tokio::pin!(prompt);
     let outcome = tokio::select! {
         outcome = &mut prompt => outcome,

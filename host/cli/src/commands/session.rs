@@ -132,7 +132,7 @@ async fn compact(id: String, model: Option<String>) -> Result<ExitCode> {
         max_retries: None,
         system: None,
     };
-    let cli = super::run::CliLoop::open(&args).await?;
+    let cli = super::run::CliLoop::open(&args, None).await?;
     let summary = cli.runner.compact_session(&cli.session).await?;
     let messages = cli.store.messages(&cli.session.id, Some(&summary.id))?;
     let text: String = messages

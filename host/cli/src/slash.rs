@@ -1,0 +1,75 @@
+//! `/name arguments` as a prompt: the command's template expanded — arguments
+//! substituted, `` !`cmd` `` replaced by the command's output (run through the `bash`
+//! tool, so the permission rules and hooks apply as for the model's own calls) — and
+//! each `@file` it references read through the `read` tool and attached to the
+//! message.
+
+use serde_json::json;
+use ward_command::{BoxFuture, CommandRegistry};
+use ward_session::Runner;
+use ward_store::Session;
+
+/// A prompt after command expansion.
+pub struct Expansion {
+    /// What is sent as the user's text.
+    pub text: String,
+    /// The referenced files' contents, attached as synthetic parts.
+    pub context: Vec<String>,
+}
+
+/// The commands a session can run, and the agent names an `@` may mean instead of
+/// a file.
+pub struct Commands {
+    /// The commands.
+    pub registry: CommandRegistry,
+    /// Agent names (`@explore` is not a file).
+    pub agents: Vec<String>,
+}
+
+/// Expands `input` if it invokes a known command; `None` leaves it as typed.
+pub async fn expand(
+    runner: &Runner,
+    commands: &Commands,
+    session: &Session,
+    input: &str,
+) -> Option<Expansion> {
+    let (command, invocation) = commands.registry.resolve(input)?;
+    let name = command.name.clone();
+    let shell = |cmd: String| -> BoxFuture<'_, Result<String, String>> {
+        let description = format!("/{name} template");
+        Box::pin(async move {
+            let args = json!({ "command": cmd, "description": description });
+            runner
+                .run_tool(session, "bash", &args)
+                .await
+                .map(|o| o.output)
+        })
+    };
+    let agents: Vec<&str> = commands.agents.iter().map(String::as_str).collect();
+    let expanded = ward_command::expand(command, invocation.arguments, &shell, &agents).await;
+    let mut context = Vec::new();
+    for file in expanded.files {
+        let args = json!({ "filePath": file });
+        context.push(match runner.run_tool(session, "read", &args).await {
+            Ok(out) => format!("Called the read tool with {args}:\n{}", out.output),
+            Err(e) => format!("@{file} could not be read: {e}"),
+        });
+    }
+    Some(Expansion {
+        text: expanded.text,
+        context,
+    })
+}
+
+/// Sends `input` to `session`, expanded first when it is a command.
+pub async fn prompt(
+    runner: &Runner,
+    commands: &Commands,
+    session: &Session,
+    input: &str,
+) -> Result<ward_store::AssistantMessage, ward_session::LoopError> {
+    match expand(runner, commands, session, input).await {
+        Some(e) => runner.prompt_with(session, &e.text, e.context).await,
+        None => runner.prompt(session, input).await,
+    }
+}

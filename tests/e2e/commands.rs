@@ -1,0 +1,96 @@
+//! Commands end to end: `/name args` in `ward run` expands the template — positional
+//! arguments, shell output through the bash tool and its rules, `@file` attached —
+//! and a command's agent is used; a command naming an unknown agent is a warning.
+
+use serde_json::Value;
+use ward_tests::Project;
+use ward_tests::llm::{ScriptedLlm, Turn};
+
+const COMPARE: &str = "---
+description: Compare two things
+---
+Compare $1 with $2.
+Status: !`echo STATUS-OUT`
+Blocked: !`rm -rf precious`
+See @notes.txt and ask @explore.
+";
+
+fn user_texts(body: &Value) -> Vec<String> {
+    body["messages"]
+        .as_array()
+        .expect("messages")
+        .iter()
+        .filter(|m| m["role"] == "user")
+        .flat_map(|m| match &m["content"] {
+            Value::String(s) => vec![s.clone()],
+            parts => parts
+                .as_array()
+                .into_iter()
+                .flatten()
+                .filter_map(|p| p["text"].as_str().map(str::to_string))
+                .collect(),
+        })
+        .collect()
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_command_expands_arguments_shell_output_and_files() {
+    let p = Project::new("commands-expand");
+    p.write(".ward/commands/compare.md", COMPARE);
+    p.write(
+        ".ward/commands/sketch.md",
+        "---\nagent: plan\n---\nSketch $ARGUMENTS.\n",
+    );
+    p.write(".ward/commands/odd.md", "---\nagent: nobody\n---\nHi.\n");
+    p.write("notes.txt", "NOTES-CONTENT\n");
+    std::fs::create_dir_all(p.path("precious")).expect("dir");
+    let llm = ScriptedLlm::start(vec![Turn::text("Compared."), Turn::text("Sketched.")]).await;
+    llm.configure(&p, "openai-compatible");
+    let mut config = p.read("ward.toml");
+    config.push_str("[permission]\nbash = { \"*\" = \"allow\", \"rm *\" = \"deny\" }\n");
+    p.write("ward.toml", &config);
+
+    let run = p
+        .run_async(&["run", "/compare \"the old parser\" the new one"], "")
+        .await;
+    assert!(run.expect_ok().contains("Compared."));
+    assert!(
+        run.stderr().contains(".ward/commands/odd.md:2:") && run.stderr().contains("nobody"),
+        "a command naming an unknown agent is a warning: {}",
+        run.stderr()
+    );
+    assert!(
+        p.path("precious").exists(),
+        "the denied command did not run"
+    );
+    let texts = user_texts(&llm.requests()[0].body);
+    let typed = &texts[0];
+    assert!(
+        typed.starts_with("Compare the old parser with the new one.\nStatus: STATUS-OUT\n"),
+        "{typed}"
+    );
+    assert!(
+        typed.contains("Blocked: [command failed: `rm -rf precious`"),
+        "{typed}"
+    );
+    assert!(
+        typed.contains("See @notes.txt and ask @explore."),
+        "{typed}"
+    );
+    assert_eq!(
+        texts.len(),
+        2,
+        "the file is attached, @explore is not a file: {texts:?}"
+    );
+    assert!(texts[1].contains("NOTES-CONTENT"), "{}", texts[1]);
+
+    // A command's agent is used for the run.
+    let run = p.run_async(&["run", "/sketch a cache"], "").await;
+    assert!(run.expect_ok().contains("Sketched."));
+    let texts = user_texts(&llm.requests()[1].body).join("\n");
+    assert!(texts.contains("Sketch a cache."), "{texts}");
+    assert!(
+        texts.contains("Plan mode is active"),
+        "the plan agent ran it: {texts}"
+    );
+}
