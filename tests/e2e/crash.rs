@@ -317,3 +317,69 @@ async fn ctrl_c_aborts_the_run() {
         "the tool's process outlived the abort"
     );
 }
+
+/// Ctrl-C while a subagent's tool runs: the parent and the child session are both
+/// closed as aborted (nothing left for crash recovery), and the child's process dies.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn ctrl_c_aborts_the_subagents_too() {
+    let p = Project::new("crash-sigint-task");
+    let llm = ScriptedLlm::start(vec![
+        Turn::tool(
+            "t1",
+            "task",
+            json!({"description": "wait", "prompt": "run the slow command", "subagent_type": "general"}),
+        ),
+        Turn::tool(
+            "c1",
+            "bash",
+            json!({"command": "sleep 3; echo late > late.txt", "description": "wait"}),
+        ),
+    ])
+    .await;
+    configure(&p, &llm);
+    let mut child = p.ward();
+    child
+        .args(["run", "--yes", "delegate"])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped());
+    let child = child.spawn().unwrap();
+    wait_until("the subagent's bash to run", || {
+        let Ok(db) = rusqlite::Connection::open(p.data.join("ward.db")) else {
+            return false;
+        };
+        db.query_row(
+            "SELECT count(*) FROM part WHERE data LIKE '%\"tool\":\"bash\"%' \
+             AND data LIKE '%\"status\":\"running\"%'",
+            [],
+            |r| r.get::<_, i64>(0),
+        )
+        .is_ok_and(|n| n > 0)
+    })
+    .await;
+    let interrupted = std::process::Command::new("kill")
+        .args(["-INT", &child.id().to_string()])
+        .status()
+        .unwrap();
+    assert!(interrupted.success());
+    let out = tokio::task::spawn_blocking(move || child.wait_with_output().unwrap())
+        .await
+        .unwrap();
+    assert_eq!(out.status.code(), Some(130), "{}", String::from_utf8_lossy(&out.stderr));
+
+    integrity_ok(&p);
+    let store = SqliteStore::open(p.data.join("ward.db")).unwrap();
+    assert_eq!(store.recovered(), Default::default(), "both closed their own work");
+    let parent = store.list_sessions().unwrap()[0].clone();
+    let children = store.list_children(&parent.id).unwrap();
+    assert_eq!(children.len(), 1);
+    for session in [&parent, &children[0]] {
+        let messages = store.messages(&session.id, None).unwrap();
+        let aborted = messages.iter().any(|m| {
+            matches!(&m.info, MessageInfo::Assistant(a)
+                if a.error.as_ref().is_some_and(|e| e.name == ward_store::ABORTED_ERROR))
+        });
+        assert!(aborted, "session {} was not closed as aborted", session.id);
+    }
+    std::thread::sleep(Duration::from_millis(3200));
+    assert!(!p.path("late.txt").exists(), "the subagent's process outlived the abort");
+}

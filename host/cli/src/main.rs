@@ -7,6 +7,7 @@ mod printer;
 mod prompt;
 mod setup;
 mod slash;
+mod subagents;
 
 use std::process::ExitCode;
 

@@ -2,10 +2,13 @@
 //! the tool box (repair, permission, sandbox), and the part records the outcome.
 
 use serde_json::Value;
+use std::sync::Arc;
 use ward_permission::PermissionError;
-use ward_plugin::CallScope;
+
+use ward_plugin::{CallScope, ProgressSink};
 use ward_store::{
-    AssistantMessage, CompletedTime, ErrorTime, PartKind, RunningTime, Session, ToolPart, ToolState,
+    AssistantMessage, CompletedTime, ErrorTime, Part, PartKind, RunningTime, Session, ToolPart,
+    ToolState,
 };
 
 use crate::runner::{LoopError, Runner, now};
@@ -37,6 +40,7 @@ impl Runner {
         let scope = CallScope {
             message_id: assistant.id.clone(),
             call_id: call.id.clone(),
+            progress: Some(self.progress_sink(&part, &input, start)),
             ..self.session_scope(session)
         };
         let mut rejected = false;
@@ -74,6 +78,24 @@ impl Runner {
         });
         self.store.put_part(&part)?;
         Ok(rejected)
+    }
+
+    /// Where a running tool's progress (a title, metadata) goes: into its part, so
+    /// interfaces (and a parent watching a subagent) see it live.
+    fn progress_sink(&self, part: &Part, input: &Value, start: i64) -> ProgressSink {
+        let (store, part, input) = (self.store.clone(), part.clone(), input.clone());
+        Arc::new(move |title, metadata| {
+            let mut update = part.clone();
+            if let PartKind::Tool(tool) = &mut update.kind {
+                tool.state = ToolState::Running {
+                    input: input.clone(),
+                    title,
+                    metadata: serde_json::from_str(&metadata).ok(),
+                    time: RunningTime { start },
+                };
+            }
+            let _ = store.put_part(&update);
+        })
     }
 
     /// A `read` under a directory with an `AGENTS.md` the model has not seen yet gets

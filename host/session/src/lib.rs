@@ -21,6 +21,7 @@ pub mod runner;
 pub mod skill_tool;
 pub mod step;
 mod steps;
+pub mod task;
 pub mod tools;
 pub mod truncate;
 mod window;

@@ -40,6 +40,7 @@ pub async fn run(args: ChatArgs) -> Result<ExitCode> {
         runner,
         mut asks,
         commands,
+        ..
     } = CliLoop::open(&args.common, None).await?;
     let interactive = std::io::stdin().is_terminal();
     let printer = Printer::start(store.bus().subscribe(), &session.id, Format::Text);

@@ -15,6 +15,8 @@ use crate::printer::{Format, Printer};
 use crate::prompt::spawn_answerer;
 use crate::setup::Workspace;
 use crate::slash::Commands;
+use crate::subagents::CliSubagents;
+use ward_session::task::ChildLoops;
 
 /// What every command that runs the loop takes.
 #[derive(Args, Clone)]
@@ -82,6 +84,8 @@ pub struct CliLoop {
     pub asks: broadcast::Receiver<PermissionEvent>,
     /// The commands `/name args` prompts run.
     pub commands: Arc<Commands>,
+    /// The subagent loops the `task` tool started.
+    pub children: ChildLoops,
 }
 
 impl CliLoop {
@@ -125,33 +129,19 @@ impl CliLoop {
             }
         };
         let (engine, asks) = ws.permission_engine(store.clone());
-        let tools = ws.tool_box(&rules).await;
-        let system = Arc::new(ws.system_prompt(&model, &agent, &rules));
-        let runner = Runner {
-            store: store.clone(),
-            tools,
-            model,
-            client: ward_provider::Client::new(),
-            permissions: engine,
-            rules,
-            project: ws.config.project_root.clone(),
-            agent: agent.name.clone(),
-            system,
-            steps: args.steps.or(agent.steps),
-            temperature: agent.temperature,
-            top_p: agent.top_p,
-            retry: ward_provider::RetryPolicy {
-                max_attempts: args.max_retries.unwrap_or(8).max(1),
-                ..ward_provider::RetryPolicy::default()
-            },
-            loops: ward_session::ActiveLoops::default(),
-            context: ws.context_policy(),
-            nested: Default::default(),
-            user_system: args.system.clone(),
+        let retry = ward_provider::RetryPolicy {
+            max_attempts: args.max_retries.unwrap_or(8).max(1),
+            ..ward_provider::RetryPolicy::default()
         };
+        let ws = Arc::new(ws);
+        let subagents =
+            CliSubagents::new(ws.clone(), store.clone(), engine.clone(), &model, &retry);
+        let mut runner = subagents.runner_for(&agent, rules, model).await;
+        runner.steps = args.steps.or(agent.steps);
+        runner.user_system = args.system.clone();
         let commands = Commands {
             agents: ws.agents.list().map(|a| a.name.clone()).collect(),
-            registry: ws.commands,
+            registry: ws.commands.clone(),
         };
         Ok(CliLoop {
             store,
@@ -159,6 +149,7 @@ impl CliLoop {
             runner: Arc::new(runner),
             asks,
             commands: Arc::new(commands),
+            children: subagents.children.clone(),
         })
     }
 }
@@ -174,6 +165,7 @@ pub async fn run(args: RunArgs) -> Result<ExitCode> {
         runner,
         asks,
         commands,
+        children,
     } = CliLoop::open(&args.common, Some(&args.prompt)).await?;
     let answerer = spawn_answerer(runner.permissions.clone(), asks, args.common.yes);
     let printer = Printer::start(store.bus().subscribe(), &session.id, args.format);
@@ -184,7 +176,10 @@ pub async fn run(args: RunArgs) -> Result<ExitCode> {
         _ = tokio::signal::ctrl_c() => {
             // The loop closes what was running as aborted; its outcome says so.
             runner.abort(&session.id);
-            prompt.await
+            let outcome = prompt.await;
+            // Subagents close their own messages as aborted: let them finish.
+            children.settle(std::time::Duration::from_secs(5)).await;
+            outcome
         }
     };
     printer.finish().await;

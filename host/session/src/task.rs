@@ -1,0 +1,258 @@
+//! The `task` tool (SPEC §7): the model hands a piece of work to a subagent, which
+//! runs its own loop in a child session (`parent_id` = the caller's session) under
+//! its own prompt and rules, and answers with its final text and the child's id
+//! (`task_id` resumes that child later).
+//!
+//! The child's tool calls show up, as they happen, in the metadata of the parent's
+//! running `task` call. The child's loop runs as its own task, so that when the
+//! parent's call is dropped (an abort) the child is aborted through its runner and
+//! closes its messages properly rather than being cut off mid-write.
+
+use std::collections::BTreeMap;
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use futures_util::future::BoxFuture;
+use serde_json::{Value, json};
+use ward_plugin::CallScope;
+use ward_provider::ToolSpec;
+use ward_store::{Event, PartKind, Session, Store, ToolState};
+
+use crate::runner::Runner;
+use crate::tools::{HostTool, ToolSuccess};
+
+/// Where subagents come from: the CLI (or a server) knows the agents, models and
+/// plugins; the tool only asks for a runner.
+pub trait Subagents: Send + Sync {
+    /// The subagents the model may choose from: (name, description).
+    fn list(&self) -> Vec<(String, String)>;
+    /// A runner for `agent`, whose rules keep every deny of `parent_rules`.
+    fn runner(&self, agent: &str, parent: &CallScope)
+    -> BoxFuture<'_, Result<Arc<Runner>, String>>;
+}
+
+/// The child loops `task` calls started, so that after an abort the caller can wait
+/// for them to close their messages before the process exits.
+#[derive(Clone, Default)]
+pub struct ChildLoops(Arc<Mutex<Vec<tokio::task::JoinHandle<()>>>>);
+
+impl ChildLoops {
+    fn track(&self, handle: tokio::task::JoinHandle<()>) {
+        if let Ok(mut handles) = self.0.lock() {
+            handles.retain(|h| !h.is_finished());
+            handles.push(handle);
+        }
+    }
+
+    /// Waits, at most `limit` in all, for every child loop started so far to end.
+    pub async fn settle(&self, limit: Duration) {
+        let handles: Vec<_> = self
+            .0
+            .lock()
+            .map(|mut h| h.drain(..).collect())
+            .unwrap_or_default();
+        let _ = tokio::time::timeout(limit, futures_util::future::join_all(handles)).await;
+    }
+}
+
+/// The `task` tool.
+pub struct TaskTool {
+    subagents: Arc<dyn Subagents>,
+    store: Arc<dyn Store>,
+    children: ChildLoops,
+}
+
+impl TaskTool {
+    /// The tool over `subagents`, keeping child sessions in `store` and their loops
+    /// in `children`.
+    pub fn new(subagents: Arc<dyn Subagents>, store: Arc<dyn Store>, children: ChildLoops) -> Self {
+        Self {
+            subagents,
+            store,
+            children,
+        }
+    }
+}
+
+impl HostTool for TaskTool {
+    fn spec(&self) -> ToolSpec {
+        let agents: String = self
+            .subagents
+            .list()
+            .iter()
+            .map(|(name, description)| format!("- {name}: {description}\n"))
+            .collect();
+        ToolSpec {
+            name: "task".to_string(),
+            description: format!(
+                "Launch a subagent to handle a complex, multi-step task on its own. It works \
+                 in a separate session with its own context and returns one final message; \
+                 you see nothing else of its work, so say exactly what to do and what to \
+                 report back. Launch several at once (in one message) when the work can run \
+                 in parallel. To continue a subagent's earlier work, pass its task_id.\n\n\
+                 Available agent types:\n{agents}"
+            ),
+            parameters: json!({
+                "type": "object",
+                "properties": {
+                    "description": { "type": "string", "description": "A short (3-5 words) description of the task" },
+                    "prompt": { "type": "string", "description": "The task for the agent to perform" },
+                    "subagent_type": { "type": "string", "description": "The type of specialized agent to use for this task" },
+                    "task_id": { "type": "string", "description": "Resume the subagent session with this id instead of starting a new one" }
+                },
+                "required": ["description", "prompt", "subagent_type"],
+                "additionalProperties": false
+            }),
+        }
+    }
+
+    fn run<'a>(
+        &'a self,
+        args: Value,
+        scope: &'a CallScope,
+    ) -> BoxFuture<'a, Result<ToolSuccess, String>> {
+        Box::pin(async move {
+            let text = |key: &str| args.get(key).and_then(Value::as_str).unwrap_or_default();
+            let (description, prompt, agent) =
+                (text("description"), text("prompt"), text("subagent_type"));
+            let names: Vec<String> = self.subagents.list().into_iter().map(|(n, _)| n).collect();
+            if !names.iter().any(|n| n == agent) {
+                return Err(format!(
+                    "unknown subagent_type `{agent}`; available: {}",
+                    names.join(", ")
+                ));
+            }
+            let runner = self.subagents.runner(agent, scope).await?;
+            let session = self.child_session(text("task_id"), agent, scope)?;
+            let watcher = progress(self.store.clone(), &session, scope);
+            let (done, outcome) = tokio::sync::oneshot::channel();
+            let child = {
+                let (runner, session, prompt) =
+                    (runner.clone(), session.clone(), prompt.to_string());
+                tokio::spawn(async move {
+                    let _ = done.send(runner.prompt(&session, &prompt).await);
+                })
+            };
+            self.children.track(child);
+            // Dropped with the parent's call (an abort): the child is aborted too.
+            let _abort_child = AbortOnDrop(runner.clone(), session.id.clone());
+            let outcome = outcome
+                .await
+                .map_err(|_| "the subagent stopped".to_string());
+            // Wait until the watcher has stopped: a progress write landing after the
+            // call's result would put the part back to running.
+            watcher.abort();
+            let _ = watcher.await;
+            let outcome = outcome?;
+            let answer = outcome.map_err(|e| format!("the subagent failed: {e}"))?;
+            let reply: String = self
+                .store
+                .get_message(&answer.id)
+                .map_err(|e| e.to_string())?
+                .parts
+                .iter()
+                .filter_map(|p| match &p.kind {
+                    PartKind::Text(t) if !t.synthetic => Some(t.text.as_str()),
+                    _ => None,
+                })
+                .collect();
+            Ok(ToolSuccess {
+                title: description.to_string(),
+                output: format!(
+                    "task_id: {} (to continue this task, pass it as task_id)\n\n<task_result>\n{reply}\n</task_result>",
+                    session.id
+                ),
+                metadata: json!({ "sessionId": session.id, "agent": agent }),
+            })
+        })
+    }
+}
+
+impl TaskTool {
+    /// The child session to run in: `task_id` if it is a child of this session, else
+    /// a new one.
+    fn child_session(
+        &self,
+        task_id: &str,
+        agent: &str,
+        scope: &CallScope,
+    ) -> Result<Session, String> {
+        if !task_id.is_empty() {
+            let existing = self
+                .store
+                .get_session(task_id)
+                .map_err(|e| format!("task_id `{task_id}`: {e}"))?;
+            if existing.parent_id.as_deref() != Some(scope.session_id.as_str()) {
+                return Err(format!(
+                    "task_id `{task_id}` is not a subagent session of this session"
+                ));
+            }
+            return Ok(existing);
+        }
+        let parent = self
+            .store
+            .get_session(&scope.session_id)
+            .map_err(|e| format!("the parent session: {e}"))?;
+        let child = Session::child_of(&parent, agent);
+        self.store
+            .create_session(&child)
+            .map_err(|e| e.to_string())?;
+        Ok(child)
+    }
+}
+
+/// Aborts the child's loop when the parent's call goes away first.
+struct AbortOnDrop(Arc<Runner>, String);
+
+impl Drop for AbortOnDrop {
+    fn drop(&mut self) {
+        self.0.abort(&self.1);
+    }
+}
+
+/// Reports the child's tool calls to the parent's running call as they change.
+fn progress(
+    store: Arc<dyn Store>,
+    child: &Session,
+    scope: &CallScope,
+) -> tokio::task::JoinHandle<()> {
+    let mut events = store.bus().subscribe();
+    let (child_id, sink) = (child.id.clone(), scope.progress.clone());
+    tokio::spawn(async move {
+        let Some(sink) = sink else {
+            return;
+        };
+        let mut calls: BTreeMap<String, Value> = BTreeMap::new();
+        loop {
+            let event = match events.recv().await {
+                Ok(event) => event,
+                Err(tokio::sync::broadcast::error::RecvError::Lagged(_)) => continue,
+                Err(tokio::sync::broadcast::error::RecvError::Closed) => return,
+            };
+            let Event::PartUpdated { part, .. } = event else {
+                continue;
+            };
+            let PartKind::Tool(tool) = &part.kind else {
+                continue;
+            };
+            if part.session_id != child_id {
+                continue;
+            }
+            let (status, title) = match &tool.state {
+                ToolState::Pending { .. } => ("pending", None),
+                ToolState::Running { title, .. } => ("running", title.clone()),
+                ToolState::Completed { title, .. } => ("completed", Some(title.clone())),
+                ToolState::Error { .. } => ("error", None),
+            };
+            calls.insert(
+                part.id.clone(),
+                json!({ "tool": tool.tool, "status": status, "title": title }),
+            );
+            let summary: Vec<&Value> = calls.values().collect();
+            sink(
+                None,
+                json!({ "sessionId": child_id, "summary": summary }).to_string(),
+            );
+        }
+    })
+}
