@@ -94,3 +94,29 @@ async fn a_command_expands_arguments_shell_output_and_files() {
         "the plan agent ran it: {texts}"
     );
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn mentions_attach_files_and_ask_for_subagents() {
+    let p = Project::new("commands-mentions");
+    p.write("notes.txt", "NOTES-CONTENT\n");
+    let llm = ScriptedLlm::start(vec![Turn::text("Noted.")]).await;
+    llm.configure(&p, "openai-compatible");
+    let run = p
+        .run_async(
+            &[
+                "run",
+                "read @notes.txt, then ask @explore about @missing.txt",
+            ],
+            "",
+        )
+        .await;
+    assert!(run.expect_ok().contains("Noted."));
+    let texts = user_texts(&llm.requests()[0].body);
+    assert_eq!(texts.len(), 3, "{texts:?}");
+    assert_eq!(
+        texts[0],
+        "read @notes.txt, then ask @explore about @missing.txt"
+    );
+    assert!(texts[1].contains("NOTES-CONTENT"), "{}", texts[1]);
+    assert!(texts[2].contains("subagent_type `explore`"), "{}", texts[2]);
+}

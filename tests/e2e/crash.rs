@@ -364,11 +364,20 @@ async fn ctrl_c_aborts_the_subagents_too() {
     let out = tokio::task::spawn_blocking(move || child.wait_with_output().unwrap())
         .await
         .unwrap();
-    assert_eq!(out.status.code(), Some(130), "{}", String::from_utf8_lossy(&out.stderr));
+    assert_eq!(
+        out.status.code(),
+        Some(130),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
 
     integrity_ok(&p);
     let store = SqliteStore::open(p.data.join("ward.db")).unwrap();
-    assert_eq!(store.recovered(), Default::default(), "both closed their own work");
+    assert_eq!(
+        store.recovered(),
+        Default::default(),
+        "both closed their own work"
+    );
     let parent = store.list_sessions().unwrap()[0].clone();
     let children = store.list_children(&parent.id).unwrap();
     assert_eq!(children.len(), 1);
@@ -381,5 +390,8 @@ async fn ctrl_c_aborts_the_subagents_too() {
         assert!(aborted, "session {} was not closed as aborted", session.id);
     }
     std::thread::sleep(Duration::from_millis(3200));
-    assert!(!p.path("late.txt").exists(), "the subagent's process outlived the abort");
+    assert!(
+        !p.path("late.txt").exists(),
+        "the subagent's process outlived the abort"
+    );
 }

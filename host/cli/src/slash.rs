@@ -1,4 +1,5 @@
-//! `/name arguments` as a prompt: the command's template expanded — arguments
+//! What a typed prompt becomes. `@file` mentions attach the file and `@agent` mentions
+//! of a subagent ask for it (SPEC §7). `/name arguments` runs a command: its template expanded — arguments
 //! substituted, `` !`cmd` `` replaced by the command's output (run through the `bash`
 //! tool, so the permission rules and hooks apply as for the model's own calls) — and
 //! each `@file` it references read through the `read` tool and attached to the
@@ -24,6 +25,8 @@ pub struct Commands {
     pub registry: CommandRegistry,
     /// Agent names (`@explore` is not a file).
     pub agents: Vec<String>,
+    /// The subagents an `@name` in a prompt may ask for.
+    pub subagents: Vec<String>,
 }
 
 /// Expands `input` if it invokes a known command; `None` leaves it as typed.
@@ -61,7 +64,9 @@ pub async fn expand(
     })
 }
 
-/// Sends `input` to `session`, expanded first when it is a command.
+/// Sends `input` to `session`, expanded first when it is a command; otherwise its
+/// mentions are resolved: `@path` of a file attaches it, `@agent` of a subagent asks
+/// for that subagent.
 pub async fn prompt(
     runner: &Runner,
     commands: &Commands,
@@ -70,6 +75,33 @@ pub async fn prompt(
 ) -> Result<ward_store::AssistantMessage, ward_session::LoopError> {
     match expand(runner, commands, session, input).await {
         Some(e) => runner.prompt_with(session, &e.text, e.context).await,
-        None => runner.prompt(session, input).await,
+        None => {
+            let context = mentioned(runner, commands, session, input).await;
+            runner.prompt_with(session, input, context).await
+        }
     }
+}
+
+/// What the `@` mentions of a typed prompt add to it.
+async fn mentioned(
+    runner: &Runner,
+    commands: &Commands,
+    session: &Session,
+    input: &str,
+) -> Vec<String> {
+    let mut context = Vec::new();
+    for mention in ward_command::mentions(input) {
+        if commands.subagents.contains(&mention) {
+            context.push(format!(
+                "Use the above message and context to write a prompt for the `{mention}` \
+                 subagent and call the task tool with subagent_type `{mention}`."
+            ));
+        } else if runner.project.join(&mention).is_file() {
+            let args = json!({ "filePath": mention });
+            if let Ok(out) = runner.run_tool(session, "read", &args).await {
+                context.push(format!("Called the read tool with {args}:\n{}", out.output));
+            }
+        }
+    }
+    context
 }

@@ -59,7 +59,7 @@ mod markdown;
 pub mod registry;
 pub mod warning;
 
-pub use expand::{BoxFuture, Expanded, ShellFn, expand, split_arguments};
+pub use expand::{BoxFuture, Expanded, ShellFn, expand, mentions, split_arguments};
 pub use info::{CommandInfo, CommandSource, is_valid_name};
 pub use invocation::{Invocation, parse_invocation};
 pub use registry::CommandRegistry;

@@ -2,7 +2,7 @@
 //! the tool box (repair, permission, sandbox), and the part records the outcome.
 
 use serde_json::Value;
-use std::sync::Arc;
+use std::sync::{Arc, Mutex};
 use ward_permission::PermissionError;
 
 use ward_plugin::{CallScope, ProgressSink};
@@ -37,10 +37,14 @@ impl Runner {
             },
         });
         self.store.put_part(&part)?;
+        // Progress may only write while the call is open: once it ends (or is dropped
+        // by an abort) a late progress write must not turn the result back to running.
+        let open = Arc::new(Mutex::new(true));
+        let closing = CloseOnDrop(open.clone());
         let scope = CallScope {
             message_id: assistant.id.clone(),
             call_id: call.id.clone(),
-            progress: Some(self.progress_sink(&part, &input, start)),
+            progress: Some(self.progress_sink(&part, &input, start, &open)),
             ..self.session_scope(session)
         };
         let mut rejected = false;
@@ -76,15 +80,30 @@ impl Runner {
             tool: call.name.clone(),
             state,
         });
+        drop(closing);
         self.store.put_part(&part)?;
         Ok(rejected)
     }
 
     /// Where a running tool's progress (a title, metadata) goes: into its part, so
     /// interfaces (and a parent watching a subagent) see it live.
-    fn progress_sink(&self, part: &Part, input: &Value, start: i64) -> ProgressSink {
+    fn progress_sink(
+        &self,
+        part: &Part,
+        input: &Value,
+        start: i64,
+        open: &Arc<Mutex<bool>>,
+    ) -> ProgressSink {
         let (store, part, input) = (self.store.clone(), part.clone(), input.clone());
+        let open = open.clone();
         Arc::new(move |title, metadata| {
+            // Held across the write, so closing waits for a write in flight.
+            let Ok(open) = open.lock() else {
+                return;
+            };
+            if !*open {
+                return;
+            }
             let mut update = part.clone();
             if let PartKind::Tool(tool) = &mut update.kind {
                 tool.state = ToolState::Running {
@@ -117,6 +136,17 @@ impl Runner {
         match self.nested.attach_for(&session.id, &self.system, &path) {
             Some(reminder) => format!("{output}\n\n{reminder}"),
             None => output,
+        }
+    }
+}
+
+/// Marks a call closed to progress writes when it ends or is dropped.
+struct CloseOnDrop(Arc<Mutex<bool>>);
+
+impl Drop for CloseOnDrop {
+    fn drop(&mut self) {
+        if let Ok(mut open) = self.0.lock() {
+            *open = false;
         }
     }
 }

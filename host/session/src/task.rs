@@ -124,7 +124,7 @@ impl HostTool for TaskTool {
             }
             let runner = self.subagents.runner(agent, scope).await?;
             let session = self.child_session(text("task_id"), agent, scope)?;
-            let watcher = progress(self.store.clone(), &session, scope);
+            let mut watcher = AbortTask(progress(self.store.clone(), &session, scope));
             let (done, outcome) = tokio::sync::oneshot::channel();
             let child = {
                 let (runner, session, prompt) =
@@ -141,8 +141,8 @@ impl HostTool for TaskTool {
                 .map_err(|_| "the subagent stopped".to_string());
             // Wait until the watcher has stopped: a progress write landing after the
             // call's result would put the part back to running.
-            watcher.abort();
-            let _ = watcher.await;
+            watcher.0.abort();
+            let _ = (&mut watcher.0).await;
             let outcome = outcome?;
             let answer = outcome.map_err(|e| format!("the subagent failed: {e}"))?;
             let reply: String = self
@@ -198,6 +198,15 @@ impl TaskTool {
             .create_session(&child)
             .map_err(|e| e.to_string())?;
         Ok(child)
+    }
+}
+
+/// Stops the progress watcher when the call goes away.
+struct AbortTask(tokio::task::JoinHandle<()>);
+
+impl Drop for AbortTask {
+    fn drop(&mut self) {
+        self.0.abort();
     }
 }
 

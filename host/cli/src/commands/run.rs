@@ -141,6 +141,7 @@ impl CliLoop {
         runner.user_system = args.system.clone();
         let commands = Commands {
             agents: ws.agents.list().map(|a| a.name.clone()).collect(),
+            subagents: ws.agents.subagents().map(|a| a.name.clone()).collect(),
             registry: ws.commands.clone(),
         };
         Ok(CliLoop {

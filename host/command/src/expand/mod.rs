@@ -11,6 +11,12 @@ use crate::info::CommandInfo;
 mod args;
 mod files;
 
+/// Every `@name` mention in `text` (a file path or an agent name: the caller tells
+/// them apart), in order, without duplicates, by the rules of template references.
+pub fn mentions(text: &str) -> Vec<String> {
+    files::references(text, &[], &[])
+}
+
 pub(crate) use args::positions;
 pub use args::split_arguments;
 
