@@ -186,7 +186,11 @@ fn echo(file: &str) -> Turn {
 async fn permission_once_and_always_through_the_cli() {
     let p = Project::new("run-perm-always");
     let llm = ScriptedLlm::start(vec![echo("one.txt"), Turn::text("ok")]).await;
-    configure_with(&p, &llm, "[permission]\nbash = \"ask\"\n");
+    configure_with(
+        &p,
+        &llm,
+        "[permission]\nbash = \"ask\"\n[agent.reviewer]\nmode = \"primary\"\n",
+    );
     ward_run_stdin(&p, &["write one"], "y\n").await.expect_ok();
     assert_eq!(p.read("one.txt"), "hi\n");
 

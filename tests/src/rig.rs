@@ -113,6 +113,7 @@ impl LoopRig {
             context: rig.context,
             nested: Default::default(),
             user_system: None,
+            titles: None,
         };
         LoopRig {
             llm,

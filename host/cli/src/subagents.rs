@@ -14,6 +14,7 @@ use ward_permission::{Action, PermissionEngine, Rule, Ruleset};
 use ward_plugin::CallScope;
 use ward_provider::RetryPolicy;
 use ward_session::task::{ChildLoops, Subagents, TaskTool};
+use ward_session::title::Titles;
 use ward_session::{ModelSetup, Runner};
 use ward_store::SqliteStore;
 
@@ -30,6 +31,8 @@ pub struct CliSubagents {
     retry: RetryPolicy,
     /// The subagent loops started, across every runner built here.
     pub children: ChildLoops,
+    /// How sessions are titled: with `small_model`, if one is configured.
+    titles: Option<Titles>,
 }
 
 impl CliSubagents {
@@ -42,6 +45,7 @@ impl CliSubagents {
         retry: &RetryPolicy,
     ) -> Self {
         Self {
+            titles: titles(&ws),
             ws,
             store,
             engine,
@@ -87,6 +91,7 @@ impl CliSubagents {
             context: ws.context_policy(),
             nested: Default::default(),
             user_system: None,
+            titles: self.titles.clone(),
         }
     }
 
@@ -111,6 +116,19 @@ impl CliSubagents {
             .collect();
         layers.push(Ruleset::new("the calling session's denies", denies));
         layers
+    }
+}
+
+/// Titles written by `small_model` with the `title` agent's prompt, when configured.
+fn titles(ws: &Workspace) -> Option<Titles> {
+    let small = ws.config.config.small_model.as_deref()?;
+    let prompt = ws.agents.get("title")?.prompt.clone()?;
+    match crate::model_setup::resolve(&ws.config, Some(small)) {
+        Ok(model) => Some(Titles { model, prompt }),
+        Err(e) => {
+            eprintln!("warning: small_model `{small}`: {e:#}; titles come from the first prompt");
+            None
+        }
     }
 }
 

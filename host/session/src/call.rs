@@ -82,6 +82,7 @@ impl Runner {
         });
         drop(closing);
         self.store.put_part(&part)?;
+        self.keep_todos(session, &part);
         Ok(rejected)
     }
 
@@ -136,6 +137,33 @@ impl Runner {
         match self.nested.attach_for(&session.id, &self.system, &path) {
             Some(reminder) => format!("{output}\n\n{reminder}"),
             None => output,
+        }
+    }
+}
+
+impl Runner {
+    /// A finished `todowrite` call's list becomes the session's task list (and
+    /// `todo.updated` is published), so interfaces need not parse tool output.
+    fn keep_todos(&self, session: &Session, part: &Part) {
+        let PartKind::Tool(ToolPart {
+            tool,
+            state: ToolState::Completed { metadata, .. },
+            ..
+        }) = &part.kind
+        else {
+            return;
+        };
+        if tool != "todowrite" {
+            return;
+        }
+        let todos = metadata
+            .get("todos")
+            .cloned()
+            .and_then(|t| serde_json::from_value::<Vec<ward_store::Todo>>(t).ok());
+        if let Some(todos) = todos
+            && let Err(e) = self.store.set_todos(&session.id, &todos)
+        {
+            tracing::warn!("cannot store the task list of {}: {e}", session.id);
         }
     }
 }

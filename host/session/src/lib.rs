@@ -22,6 +22,7 @@ pub mod skill_tool;
 pub mod step;
 mod steps;
 pub mod task;
+pub mod title;
 pub mod tools;
 pub mod truncate;
 mod window;

@@ -86,6 +86,8 @@ pub struct Runner {
     /// System text every prompt carries as its own (the last layer of the system
     /// prompt), e.g. from `ward run --system`.
     pub user_system: Option<String>,
+    /// How untitled sessions get a title; `None`: from the first prompt's first line.
+    pub titles: Option<crate::title::Titles>,
 }
 
 /// The nested instructions attached so far, per session (SPEC §5.1).
@@ -278,6 +280,9 @@ impl Runner {
             }
         };
         self.prune_after_loop(session, &mut state.history, &mut state.tally);
+        if outcome.is_ok() {
+            self.title_if_untitled(session).await;
+        }
         self.status(session, SessionStatus::Idle);
         let _ = self.store.flush();
         // This task holds the only other reference once joiners have their clones.
