@@ -53,6 +53,18 @@ fn running_tool(p: &Project) -> bool {
     .unwrap_or(false)
 }
 
+/// Sends Ctrl-C (SIGINT) to `child` and waits for it to exit.
+async fn interrupt(child: std::process::Child) -> std::process::Output {
+    let interrupted = std::process::Command::new("kill")
+        .args(["-INT", &child.id().to_string()])
+        .status()
+        .unwrap();
+    assert!(interrupted.success());
+    tokio::task::spawn_blocking(move || child.wait_with_output().unwrap())
+        .await
+        .unwrap()
+}
+
 /// Starts `ward run --yes PROMPT` in the background (output captured) and returns once
 /// its tool call is running.
 async fn run_until_tool_runs(p: &Project, prompt: &str) -> std::process::Child {
@@ -265,15 +277,8 @@ async fn ctrl_c_aborts_the_run() {
     .await;
     configure(&p, &llm);
     let child = run_until_tool_runs(&p, "wait for it").await;
-    let interrupted = std::process::Command::new("kill")
-        .args(["-INT", &child.id().to_string()])
-        .status()
-        .unwrap();
-    assert!(interrupted.success());
     let started = Instant::now();
-    let out = tokio::task::spawn_blocking(move || child.wait_with_output().unwrap())
-        .await
-        .unwrap();
+    let out = interrupt(child).await;
     assert!(
         started.elapsed() < Duration::from_secs(2),
         "abort took {:?}",
@@ -356,14 +361,7 @@ async fn ctrl_c_aborts_the_subagents_too() {
         .is_ok_and(|n| n > 0)
     })
     .await;
-    let interrupted = std::process::Command::new("kill")
-        .args(["-INT", &child.id().to_string()])
-        .status()
-        .unwrap();
-    assert!(interrupted.success());
-    let out = tokio::task::spawn_blocking(move || child.wait_with_output().unwrap())
-        .await
-        .unwrap();
+    let out = interrupt(child).await;
     assert_eq!(
         out.status.code(),
         Some(130),

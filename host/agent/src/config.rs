@@ -12,7 +12,7 @@ use ward_permission::Ruleset;
 
 use crate::info::AgentSource;
 use crate::merge::Definition;
-use crate::warning::Warning;
+use ward_config::Warning;
 
 /// The definitions in `config.agent`, in name order; problems go to `warnings`.
 pub(crate) fn definitions(config: &Config, warnings: &mut Vec<Warning>) -> Vec<Definition> {

@@ -60,7 +60,7 @@
 //! - [`info`](mod@info): [`AgentInfo`] and [`AgentSource`].
 //! - [`builtin`](mod@builtin): the built-in agents, their prompts and rules.
 //! - [`registry`](mod@registry): [`AgentRegistry`], loading and the default agent.
-//! - [`warning`](mod@warning): [`Warning`].
+//! - [`Warning`] (from `ward-config`): a problem that skipped one definition.
 //! - `config`, `markdown`, `merge` (private): reading `[agent.NAME]`,
 //!   reading markdown files, and applying definitions over each other.
 
@@ -72,8 +72,7 @@ pub mod info;
 mod markdown;
 mod merge;
 pub mod registry;
-pub mod warning;
 
 pub use info::{AgentInfo, AgentMode, AgentSource};
 pub use registry::AgentRegistry;
-pub use warning::Warning;
+pub use ward_config::Warning;

@@ -10,7 +10,7 @@
 //! the other files still load.
 
 use std::fs;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 use serde::{Deserialize, Deserializer};
 use ward_config::{AgentConfig, AgentMode};
@@ -18,14 +18,11 @@ use ward_permission::Ruleset;
 
 use crate::info::AgentSource;
 use crate::merge::Definition;
-use crate::warning::Warning;
+use ward_config::Warning;
 
 mod permission;
 
 use permission::PermissionSpec;
-
-/// How deep directories are searched, a guard against symlink loops.
-const MAX_DEPTH: usize = 16;
 
 /// The front matter of an agent file: the fields of `[agent.NAME]`, with
 /// `permission` written as YAML (`edit: deny`, `bash: { "git *": allow }`).
@@ -50,10 +47,7 @@ struct FrontMatter {
 /// The definitions in the agents directory `dir`, in name order. A missing
 /// directory has none; problems go to `warnings`.
 pub(crate) fn definitions(dir: &Path, warnings: &mut Vec<Warning>) -> Vec<Definition> {
-    let mut files = Vec::new();
-    collect(dir, dir, 0, &mut files, warnings);
-    files.sort();
-    files
+    ward_config::frontmatter::markdown_files(dir, "agent", warnings)
         .into_iter()
         .filter_map(|(name, path)| match load(&name, &path) {
             Ok(definition) => Some(definition),
@@ -63,59 +57,6 @@ pub(crate) fn definitions(dir: &Path, warnings: &mut Vec<Warning>) -> Vec<Defini
             }
         })
         .collect()
-}
-
-/// Pushes `(name, path)` for every markdown file under `dir` (part of the tree
-/// rooted at `root`).
-fn collect(
-    root: &Path,
-    dir: &Path,
-    depth: usize,
-    out: &mut Vec<(String, PathBuf)>,
-    warnings: &mut Vec<Warning>,
-) {
-    let entries = match fs::read_dir(dir) {
-        Ok(entries) => entries,
-        Err(e) if depth == 0 && e.kind() == std::io::ErrorKind::NotFound => return,
-        Err(e) => {
-            warnings.push(Warning::in_file(
-                dir,
-                format!("cannot read the agents directory: {e}"),
-            ));
-            return;
-        }
-    };
-    for entry in entries.flatten() {
-        let path = entry.path();
-        // `metadata` follows symlinks, so linked files and directories count.
-        let Ok(meta) = fs::metadata(&path) else {
-            continue;
-        };
-        if meta.is_dir() {
-            if depth + 1 < MAX_DEPTH {
-                collect(root, &path, depth + 1, out, warnings);
-            }
-        } else if meta.is_file() && path.extension().is_some_and(|e| e == "md") {
-            match agent_name(root, &path) {
-                Some(name) => out.push((name, path)),
-                None => warnings.push(Warning::in_file(
-                    &path,
-                    "the agent name (the path without `.md`) is not valid UTF-8; the file is skipped",
-                )),
-            }
-        }
-    }
-}
-
-/// `review/security` for `<root>/review/security.md`.
-fn agent_name(root: &Path, path: &Path) -> Option<String> {
-    let relative = path.strip_prefix(root).ok()?.with_extension("");
-    let parts = relative
-        .components()
-        .map(|c| c.as_os_str().to_str())
-        .collect::<Option<Vec<_>>>()?;
-    let name = parts.join("/");
-    (!name.is_empty()).then_some(name)
 }
 
 /// Reads and parses one agent file.

@@ -13,8 +13,8 @@ use ward_config::Config;
 use crate::builtin::{self, BUILD};
 use crate::info::AgentInfo;
 use crate::merge::Agents;
-use crate::warning::Warning;
 use crate::{config, markdown};
+use ward_config::Warning;
 
 /// All agents by name, and which one a new session starts with.
 #[derive(Debug, Clone)]

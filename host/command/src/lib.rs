@@ -46,7 +46,7 @@
 //! - [`invocation`](mod@invocation): [`parse_invocation`], [`Invocation`].
 //! - [`expand`](mod@expand): [`expand()`], [`Expanded`], [`ShellFn`],
 //!   [`split_arguments`].
-//! - [`warning`](mod@warning): [`Warning`].
+//! - [`Warning`] (from `ward-config`): a problem that skipped one definition.
 //! - `markdown` (private): reading command files.
 
 #![warn(missing_docs)]
@@ -57,10 +57,9 @@ pub mod info;
 pub mod invocation;
 mod markdown;
 pub mod registry;
-pub mod warning;
 
 pub use expand::{BoxFuture, Expanded, ShellFn, expand, mentions, split_arguments};
 pub use info::{CommandInfo, CommandSource, is_valid_name};
 pub use invocation::{Invocation, parse_invocation};
 pub use registry::CommandRegistry;
-pub use warning::Warning;
+pub use ward_config::Warning;

@@ -11,15 +11,12 @@
 //! other files still load.
 
 use std::fs;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 use serde::{Deserialize, Deserializer};
 
 use crate::info::{CommandInfo, CommandSource, is_valid_name};
-use crate::warning::Warning;
-
-/// How deep directories are searched, a guard against symlink loops.
-const MAX_DEPTH: usize = 16;
+use ward_config::Warning;
 
 /// What Ward did about a file it could not use, added to each warning.
 const SKIPPED: &str = "the command file is skipped";
@@ -46,10 +43,7 @@ pub(crate) struct Loaded {
 /// The commands in the commands directory `dir`, in name order. A missing
 /// directory has none; problems go to `warnings`.
 pub(crate) fn commands(dir: &Path, warnings: &mut Vec<Warning>) -> Vec<Loaded> {
-    let mut files = Vec::new();
-    collect(dir, dir, 0, &mut files, warnings);
-    files.sort();
-    files
+    ward_config::frontmatter::markdown_files(dir, "command", warnings)
         .into_iter()
         .filter_map(|(name, path)| match load(name, &path) {
             Ok(loaded) => Some(loaded),
@@ -61,69 +55,17 @@ pub(crate) fn commands(dir: &Path, warnings: &mut Vec<Warning>) -> Vec<Loaded> {
         .collect()
 }
 
-/// Pushes `(name, path)` for every markdown file under `dir` (part of the
-/// tree rooted at `root`) whose name is valid; warns about the others.
-fn collect(
-    root: &Path,
-    dir: &Path,
-    depth: usize,
-    out: &mut Vec<(String, PathBuf)>,
-    warnings: &mut Vec<Warning>,
-) {
-    let entries = match fs::read_dir(dir) {
-        Ok(entries) => entries,
-        Err(e) if depth == 0 && e.kind() == std::io::ErrorKind::NotFound => return,
-        Err(e) => {
-            warnings.push(Warning::in_file(
-                dir,
-                format!("cannot read the commands directory: {e}"),
-            ));
-            return;
-        }
-    };
-    for entry in entries.flatten() {
-        let path = entry.path();
-        // `metadata` follows symlinks, so linked files and directories count.
-        let Ok(meta) = fs::metadata(&path) else {
-            continue;
-        };
-        if meta.is_dir() {
-            if depth + 1 < MAX_DEPTH {
-                collect(root, &path, depth + 1, out, warnings);
-            }
-        } else if meta.is_file() && path.extension().is_some_and(|e| e == "md") {
-            match command_name(root, &path) {
-                Some(name) if is_valid_name(&name) => out.push((name, path)),
-                Some(name) => warnings.push(Warning::in_file(
-                    &path,
-                    format!(
-                        "`{name}` is not a valid command name (use letters, digits, `-`, `_`, `.` \
-                         and `/`, no spaces); {SKIPPED}"
-                    ),
-                )),
-                None => warnings.push(Warning::in_file(
-                    &path,
-                    format!(
-                        "the command name (the path without `.md`) is not valid UTF-8; {SKIPPED}"
-                    ),
-                )),
-            }
-        }
-    }
-}
-
-/// `git/commit` for `<root>/git/commit.md`.
-fn command_name(root: &Path, path: &Path) -> Option<String> {
-    let relative = path.strip_prefix(root).ok()?.with_extension("");
-    let parts = relative
-        .components()
-        .map(|c| c.as_os_str().to_str())
-        .collect::<Option<Vec<_>>>()?;
-    Some(parts.join("/"))
-}
-
 /// Reads and parses one command file.
 fn load(name: String, path: &Path) -> Result<Loaded, Warning> {
+    if !is_valid_name(&name) {
+        return Err(Warning::in_file(
+            path,
+            format!(
+                "`{name}` is not a valid command name (use letters, digits, `-`, `_`, `.` \
+                 and `/`, no spaces); {SKIPPED}"
+            ),
+        ));
+    }
     let text = fs::read_to_string(path)
         .map_err(|e| Warning::in_file(path, format!("cannot read: {e}; {SKIPPED}")))?;
     let document = ward_config::frontmatter::parse::<FrontMatter>(path, &text)

@@ -11,7 +11,7 @@ use crate::builtin;
 use crate::info::{CommandInfo, CommandSource};
 use crate::invocation::{Invocation, split_invocation};
 use crate::markdown;
-use crate::warning::Warning;
+use ward_config::Warning;
 
 /// Every command, by name.
 #[derive(Debug, Clone)]

@@ -6,11 +6,82 @@
 //! Errors are [`ConfigError::Syntax`] with the file, line and column of the problem
 //! in the file (not in the front matter alone).
 
-use std::path::Path;
+use std::fs;
+use std::path::{Path, PathBuf};
 
 use serde::de::DeserializeOwned;
 
 use crate::error::{ConfigError, Located};
+use crate::warning::Warning;
+
+/// How deep definition directories are searched, a guard against symlink loops.
+const MAX_DEPTH: usize = 16;
+
+/// Every `*.md` under `dir`, searched recursively (following symlinks), as
+/// `(name, path)` in name order; the name is the path relative to `dir` without
+/// `.md`, `/` between directories (`review/security.md` is `review/security`). A
+/// missing `dir` has none; an unreadable directory or a name that is not UTF-8 is a
+/// warning (`kind` names what the files define, e.g. `agent`).
+pub fn markdown_files(
+    dir: &Path,
+    kind: &str,
+    warnings: &mut Vec<Warning>,
+) -> Vec<(String, PathBuf)> {
+    let mut files = Vec::new();
+    collect(dir, dir, 0, kind, &mut files, warnings);
+    files.sort();
+    files
+}
+
+fn collect(
+    root: &Path,
+    dir: &Path,
+    depth: usize,
+    kind: &str,
+    out: &mut Vec<(String, PathBuf)>,
+    warnings: &mut Vec<Warning>,
+) {
+    let entries = match fs::read_dir(dir) {
+        Ok(entries) => entries,
+        Err(e) if depth == 0 && e.kind() == std::io::ErrorKind::NotFound => return,
+        Err(e) => {
+            let message = format!("cannot read the {kind}s directory: {e}");
+            warnings.push(Warning::in_file(dir, message));
+            return;
+        }
+    };
+    for entry in entries.flatten() {
+        let path = entry.path();
+        // `metadata` follows symlinks, so linked files and directories count.
+        let Ok(meta) = fs::metadata(&path) else {
+            continue;
+        };
+        if meta.is_dir() {
+            if depth + 1 < MAX_DEPTH {
+                collect(root, &path, depth + 1, kind, out, warnings);
+            }
+        } else if meta.is_file() && path.extension().is_some_and(|e| e == "md") {
+            match relative_name(root, &path) {
+                Some(name) => out.push((name, path)),
+                None => warnings.push(Warning::in_file(
+                    &path,
+                    format!("the {kind} name (the path without `.md`) is not valid UTF-8; the file is skipped"),
+                )),
+            }
+        }
+    }
+}
+
+/// `review/security` for `<root>/review/security.md`.
+fn relative_name(root: &Path, path: &Path) -> Option<String> {
+    let relative = path.strip_prefix(root).ok()?.with_extension("");
+    let parts = relative
+        .components()
+        .map(|c| c.as_os_str().to_str())
+        .collect::<Option<Vec<_>>>()?;
+    let name = parts.join("/");
+    (!name.is_empty()).then_some(name)
+}
 
 /// A parsed markdown file.
 #[derive(Debug, Clone, PartialEq)]
@@ -117,6 +188,26 @@ mod tests {
             parse(Path::new("a.md"), "---\r\nsteps: 3\r\n---\r\nbody\r\n").expect("parses");
         assert_eq!(crlf.meta.steps, Some(3));
         assert_eq!(crlf.body, "body\r\n");
+    }
+
+    #[test]
+    fn markdown_files_are_named_by_their_relative_path() {
+        let dir = crate::testutil::TempDir::new();
+        dir.write("review/security.md", "x");
+        dir.write("a.md", "x");
+        dir.write("notes.txt", "x");
+        let mut warnings = Vec::new();
+        let names: Vec<String> = markdown_files(dir.path(), "agent", &mut warnings)
+            .into_iter()
+            .map(|(name, _)| name)
+            .collect();
+        assert_eq!(names, ["a", "review/security"]);
+        assert!(warnings.is_empty());
+        let missing = markdown_files(&dir.path().join("none"), "agent", &mut warnings);
+        assert!(
+            missing.is_empty() && warnings.is_empty(),
+            "a missing directory is fine"
+        );
     }
 
     #[test]

@@ -12,6 +12,7 @@
 //! - [`grant`]: capability names and user grants.
 //! - [`error`]: [`ConfigError`] and its [`Located`] position.
 //! - [`origin`]: [`Origins`], where each key of the merged configuration was set.
+//! - [`warning`]: [`Warning`], a located problem that skips one definition.
 
 mod diagnose;
 pub mod error;
@@ -24,6 +25,7 @@ mod merge;
 pub mod origin;
 pub mod schema;
 pub mod substitute;
+pub mod warning;
 
 #[cfg(test)]
 mod testutil;
@@ -40,3 +42,4 @@ pub use schema::{
     AgentConfig, AgentMode, CompactionConfig, Config, Cost, ModelConfig, PluginConfig,
     ProviderConfig, ProviderKind, Tokenizer, ToolOutputConfig,
 };
+pub use warning::Warning;

@@ -184,31 +184,19 @@ impl Runner {
             }),
         );
         self.store.put_part(&typed)?;
-        for extra in context {
-            self.store.put_part(&Part::new(
-                &session.id,
-                &user.id,
-                PartKind::Text(TextPart {
-                    text: extra,
-                    synthetic: true,
-                    ..TextPart::default()
-                }),
-            ))?;
-        }
         // `chat.message` hooks may add context to what the user typed, as parts of
         // its own marked synthetic (never rewriting the user's words).
         let message = serde_json::json!({ "info": &user, "parts": [&typed] }).to_string();
         let scope = self.session_scope(session);
-        for extra in self.tools.host().chat_message(&message, &scope).await {
-            self.store.put_part(&Part::new(
-                &session.id,
-                &user.id,
-                PartKind::Text(TextPart {
-                    text: extra,
-                    synthetic: true,
-                    ..TextPart::default()
-                }),
-            ))?;
+        let hooked = self.tools.host().chat_message(&message, &scope).await;
+        for extra in context.into_iter().chain(hooked) {
+            let synthetic = PartKind::Text(TextPart {
+                text: extra,
+                synthetic: true,
+                ..TextPart::default()
+            });
+            self.store
+                .put_part(&Part::new(&session.id, &user.id, synthetic))?;
         }
         match self.loops.start_or_join(&session.id) {
             Entry::Joined(mut done) => loop {

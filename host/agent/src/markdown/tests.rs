@@ -1,4 +1,5 @@
 use std::fs;
+use std::path::PathBuf;
 
 use ward_permission::{Action, Rule};
 
@@ -147,14 +148,4 @@ fn malformed_files_are_located_warnings_and_the_rest_loads() {
         w.starts_with(&at(&mode, 2)) && w.contains("sidekick"),
         "{w}"
     );
-}
-
-#[test]
-fn names_use_slashes() {
-    let root = Path::new("/p/.ward/agents");
-    assert_eq!(
-        agent_name(root, &root.join("review").join("security.md")).as_deref(),
-        Some("review/security")
-    );
-    assert_eq!(agent_name(root, &root.join("a.md")).as_deref(), Some("a"));
 }

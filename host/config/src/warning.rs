@@ -1,15 +1,14 @@
-//! [`Warning`]: a problem found while loading or checking commands that does
-//! not stop Ward from starting (a malformed command file, a bad name, a
-//! command naming an unknown agent). Each renders as one line, located when
-//! possible.
+//! [`Warning`]: a problem in a definition Ward loads from disk (an agent, a
+//! command, a skill) that does not stop it from starting: the definition is
+//! skipped or replaced by a fallback, everything else loads. Each renders as one
+//! line, located when possible.
 
 use std::fmt;
 use std::path::{Path, PathBuf};
 
-use ward_config::ConfigError;
+use crate::error::ConfigError;
 
-/// A problem found while loading or checking commands. When loading, the
-/// command it concerns was skipped; everything else loaded.
+/// A problem found while loading definitions from disk.
 ///
 /// `Display` is one line: `file:line:column: message` when the position is
 /// known, `file: message` when only the file is, else just `message`.
@@ -55,7 +54,7 @@ impl Warning {
 
     /// A warning from a configuration error, keeping its position and adding
     /// `consequence` (what Ward did instead) to the message.
-    pub(crate) fn from_config_error(file: &Path, error: &ConfigError, consequence: &str) -> Self {
+    pub fn from_config_error(file: &Path, error: &ConfigError, consequence: &str) -> Self {
         let text = error.to_string();
         match error.location() {
             Some(at) => {
