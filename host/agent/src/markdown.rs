@@ -12,7 +12,7 @@
 use std::fs;
 use std::path::Path;
 
-use serde::{Deserialize, Deserializer};
+use serde::Deserialize;
 use ward_config::{AgentConfig, AgentMode};
 use ward_permission::Ruleset;
 
@@ -32,7 +32,7 @@ struct FrontMatter {
     description: Option<String>,
     mode: Option<AgentMode>,
     hidden: Option<bool>,
-    #[serde(deserialize_with = "model_ref")]
+    #[serde(deserialize_with = "ward_config::deserialize_model_ref")]
     model: Option<String>,
     temperature: Option<f64>,
     top_p: Option<f64>,
@@ -101,17 +101,6 @@ fn load(name: &str, path: &Path) -> Result<Definition, Warning> {
             path: path.to_path_buf(),
         },
     })
-}
-
-/// An optional `provider/model` reference, checked like `ward.toml`'s.
-fn model_ref<'de, D: Deserializer<'de>>(d: D) -> Result<Option<String>, D::Error> {
-    let value = String::deserialize(d)?;
-    match value.split_once('/') {
-        Some((provider, model)) if !provider.is_empty() && !model.is_empty() => Ok(Some(value)),
-        _ => Err(serde::de::Error::custom(format!(
-            "expected a model as `provider/model`, found `{value}`"
-        ))),
-    }
 }
 
 #[cfg(test)]

@@ -13,7 +13,7 @@
 use std::fs;
 use std::path::Path;
 
-use serde::{Deserialize, Deserializer};
+use serde::Deserialize;
 
 use crate::info::{CommandInfo, CommandSource, is_valid_name};
 use ward_config::Warning;
@@ -27,7 +27,7 @@ const SKIPPED: &str = "the command file is skipped";
 struct FrontMatter {
     description: Option<String>,
     agent: Option<String>,
-    #[serde(deserialize_with = "model_ref")]
+    #[serde(deserialize_with = "ward_config::deserialize_model_ref")]
     model: Option<String>,
     subtask: Option<bool>,
 }
@@ -115,17 +115,6 @@ fn key_line(text: &str, key: &str) -> Option<usize> {
         }
     }
     None
-}
-
-/// An optional `provider/model` reference, checked like `ward.toml`'s.
-fn model_ref<'de, D: Deserializer<'de>>(d: D) -> Result<Option<String>, D::Error> {
-    let value = String::deserialize(d)?;
-    match value.split_once('/') {
-        Some((provider, model)) if !provider.is_empty() && !model.is_empty() => Ok(Some(value)),
-        _ => Err(serde::de::Error::custom(format!(
-            "expected a model as `provider/model`, found `{value}`"
-        ))),
-    }
 }
 
 #[cfg(test)]

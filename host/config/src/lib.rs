@@ -40,6 +40,6 @@ pub use manifest::{Capabilities, HookCaps, HookMode, Kind, Limits, Manifest, par
 pub use origin::Origins;
 pub use schema::{
     AgentConfig, AgentMode, CompactionConfig, Config, Cost, ModelConfig, PluginConfig,
-    ProviderConfig, ProviderKind, Tokenizer, ToolOutputConfig,
+    ProviderConfig, ProviderKind, Tokenizer, ToolOutputConfig, deserialize_model_ref,
 };
 pub use warning::Warning;

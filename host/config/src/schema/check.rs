@@ -3,8 +3,9 @@
 
 use serde::{Deserialize, Deserializer, de::Error};
 
-/// An optional `provider/model` reference.
-pub(super) fn model_ref<'de, D: Deserializer<'de>>(d: D) -> Result<Option<String>, D::Error> {
+/// An optional `provider/model` reference (for `#[serde(deserialize_with)]`; the
+/// agent and command front matter use it too).
+pub fn model_ref<'de, D: Deserializer<'de>>(d: D) -> Result<Option<String>, D::Error> {
     let value = String::deserialize(d)?;
     match value.split_once('/') {
         Some((provider, model)) if !provider.is_empty() && !model.is_empty() => Ok(Some(value)),

@@ -30,6 +30,7 @@ use std::path::PathBuf;
 use serde::{Deserialize, Serialize};
 
 pub use agent::{AgentConfig, AgentMode};
+pub use check::model_ref as deserialize_model_ref;
 pub use provider::{Cost, ModelConfig, ProviderConfig, ProviderKind, Tokenizer};
 
 #[cfg(test)]
