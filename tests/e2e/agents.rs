@@ -132,3 +132,20 @@ async fn bad_agent_definitions_are_warnings_and_ward_still_runs() {
         "{unknown}"
     );
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_agents_temperature_is_not_sent_to_a_model_that_refuses_one() {
+    let p = Project::new("agents-no-temperature");
+    p.write(".ward/agents/reviewer.md", REVIEWER);
+    let llm = ScriptedLlm::start(vec![Turn::text("Reviewed.")]).await;
+    llm.configure(&p, "openai-compatible");
+    let mut config = p.read("ward.toml");
+    config.push_str("temperature = false\n"); // into the model's table, the last one
+    p.write("ward.toml", &config);
+    let run = p
+        .run_async(&["run", "--agent", "reviewer", "review"], "")
+        .await;
+    assert!(run.expect_ok().contains("Reviewed."));
+    let body = &llm.requests()[0].body;
+    assert!(body.get("temperature").is_none(), "{body}");
+}

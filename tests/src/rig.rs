@@ -95,6 +95,7 @@ impl LoopRig {
                     rig.encoding.unwrap_or(ward_tokens::Encoding::Estimate),
                 ),
                 compaction_threshold: None,
+                temperature: true,
             },
             client: ward_provider::Client::new(),
             permissions: PermissionEngine::new(Arc::new(MemoryApprovals::new()), asks),

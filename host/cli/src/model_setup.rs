@@ -64,6 +64,7 @@ fn setup(
         limits: model.limits,
         counter,
         compaction_threshold: model.compaction_threshold,
+        temperature: model.capabilities.temperature,
     })
 }
 

@@ -47,6 +47,9 @@ pub struct ModelSetup {
     pub counter: ward_tokens::TokenCounter,
     /// The model's own compaction threshold, over `[compaction] threshold`.
     pub compaction_threshold: Option<f64>,
+    /// Whether the API accepts a sampling temperature (OpenAI's reasoning models
+    /// refuse one): an agent's `temperature` is not sent when it does not.
+    pub temperature: bool,
 }
 
 /// Everything the loop needs.

@@ -54,7 +54,7 @@ impl Runner {
                 messages,
                 tools: if last { Vec::new() } else { self.tools.specs() },
                 max_tokens: self.model.max_tokens,
-                temperature: self.temperature,
+                temperature: self.temperature.filter(|_| self.model.temperature),
                 top_p: self.top_p,
                 options: Value::Null,
             };
