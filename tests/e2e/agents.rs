@@ -149,3 +149,34 @@ async fn an_agents_temperature_is_not_sent_to_a_model_that_refuses_one() {
     let body = &llm.requests()[0].body;
     assert!(body.get("temperature").is_none(), "{body}");
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_claude_code_agent_file_works_unchanged() {
+    let p = Project::new("agents-claude");
+    p.write(
+        ".claude/agents/reviewer.md",
+        "---\nname: code-reviewer\ndescription: Reviews code for quality\ntools: Read, Grep\nmodel: sonnet\n---\nYou are CLAUDE-REVIEWER.\n",
+    );
+    let llm = ScriptedLlm::start(vec![Turn::text("Looks fine.")]).await;
+    llm.configure(&p, "openai-compatible");
+    let run = p
+        .run_async(&["run", "--agent", "code-reviewer", "review"], "")
+        .await;
+    assert!(run.expect_ok().contains("Looks fine."));
+    assert!(
+        run.stderr()
+            .contains("model `sonnet` is not `provider/model`"),
+        "{}",
+        run.stderr()
+    );
+    let body = &llm.requests()[0].body;
+    assert!(body.to_string().contains("You are CLAUDE-REVIEWER."));
+    let mut offered: Vec<&str> = body["tools"]
+        .as_array()
+        .expect("tools")
+        .iter()
+        .filter_map(|t| t["function"]["name"].as_str())
+        .collect();
+    offered.sort();
+    assert_eq!(offered, ["grep", "read"], "only its allow-list");
+}

@@ -28,7 +28,10 @@
 //! 2. markdown files under `<global config dir>/agents/**/*.md`;
 //! 3. `[agent.NAME]` tables of the merged configuration (every `ward.toml`
 //!    layer, already merged by `ward-config`);
-//! 4. markdown files under `<project>/.ward/agents/**/*.md`.
+//! 4. Claude Code's agent files under `<project>/.claude/agents/**/*.md`
+//!    (their `name`, `tools` allow-list and `model: inherit` are understood;
+//!    OpenCode's `tools: { bash: false }` switches too);
+//! 5. markdown files under `<project>/.ward/agents/**/*.md`.
 //!
 //! Each definition overrides only the fields it sets (`[agent.plan] steps = 5`
 //! keeps the rest of `plan`); an unknown name defines a new agent (mode

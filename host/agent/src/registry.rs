@@ -27,7 +27,8 @@ pub struct AgentRegistry {
 
 impl AgentRegistry {
     /// Loads the agents, in increasing precedence: built-ins, markdown files
-    /// under `<global_dir>/agents/`, `config.agent`, markdown files under
+    /// under `<global_dir>/agents/`, `config.agent`, Claude Code's agent files
+    /// under `<project_root>/.claude/agents/`, markdown files under
     /// `<project_root>/.ward/agents/`. Each definition overrides only the
     /// fields it sets.
     ///
@@ -51,9 +52,11 @@ impl AgentRegistry {
         for definition in config::definitions(config, &mut warnings) {
             agents.apply(definition);
         }
-        let project = project_root.join(".ward").join("agents");
-        for definition in markdown::definitions(&project, &mut warnings) {
-            agents.apply(definition);
+        for project in [".claude", ".ward"] {
+            let dir = project_root.join(project).join("agents");
+            for definition in markdown::definitions(&dir, &mut warnings) {
+                agents.apply(definition);
+            }
         }
         let (mut agents, disabled) = agents.finish();
         let default = choose_default(

@@ -220,8 +220,12 @@ fn malformed_markdown_warns_with_location_and_the_rest_loads() {
         "---\nmode: subagent\ndescription: a: b\n---\nx\n",
     );
     write(
-        &agents.join("field.md"),
+        &agents.join("switches.md"),
         "---\nmode: subagent\ntools:\n  bash: false\n---\nx\n",
+    );
+    write(
+        &agents.join("field.md"),
+        "---\nmode: subagent\ncolour: red\n---\nx\n",
     );
     write(
         &agents.join("action.md"),
@@ -232,6 +236,11 @@ fn malformed_markdown_warns_with_location_and_the_rest_loads() {
     for name in ["yaml", "field", "action"] {
         assert!(registry.get(name).is_none(), "{name}");
     }
+    // OpenCode's tool switches are understood, not an unknown field.
+    let switches = registry.get("switches").expect("loaded");
+    let layers = switches.layers(&Ruleset::default());
+    assert_eq!(evaluate("bash", "ls", &layers).action, Action::Deny);
+    assert_eq!(evaluate("read", "a.rs", &layers).action, Action::Allow);
     let rendered: Vec<String> = warnings.iter().map(ToString::to_string).collect();
     for line in &rendered {
         eprintln!("{line}");

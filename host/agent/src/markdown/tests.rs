@@ -107,7 +107,9 @@ fn malformed_files_are_located_warnings_and_the_rest_loads() {
     let mode = write(dir, "mode.md", "---\nmode: sidekick\n---\nx\n");
     let (defs, warnings) = load_dir(dir);
     let names: Vec<_> = defs.iter().map(|d| d.name.as_str()).collect();
-    assert_eq!(names, ["good"]);
+    // A model that names no provider is ignored (Claude Code writes `sonnet`).
+    assert_eq!(names, ["good", "model"]);
+    assert_eq!(defs[1].fields.model, None);
     assert_eq!(warnings.len(), 6, "{warnings:#?}");
 
     let find = |path: &Path| {
@@ -140,7 +142,7 @@ fn malformed_files_are_located_warnings_and_the_rest_loads() {
     );
     let w = find(&model);
     assert!(
-        w.starts_with(&at(&model, 2)) && w.contains("provider/model"),
+        w.starts_with(&format!("{}: ", model.display())) && w.contains("provider/model"),
         "{w}"
     );
     let w = find(&mode);
@@ -148,4 +150,27 @@ fn malformed_files_are_located_warnings_and_the_rest_loads() {
         w.starts_with(&at(&mode, 2)) && w.contains("sidekick"),
         "{w}"
     );
+}
+
+#[test]
+fn claude_code_agent_files_work_unchanged() {
+    let tmp = tempfile::tempdir().expect("tempdir");
+    write(
+        tmp.path(),
+        "reviewer.md",
+        "---\nname: code-reviewer\ndescription: Reviews code\ntools: Read, Grep, Write\nmodel: inherit\n---\nYou review code.\n",
+    );
+    let (defs, warnings) = load_dir(tmp.path());
+    assert!(warnings.is_empty(), "{warnings:?}");
+    let def = &defs[0];
+    assert_eq!(def.name, "code-reviewer", "the front matter's name wins");
+    assert_eq!(def.fields.model, None, "inherit keeps the session's model");
+    let rules = def.rules.clone().expect("an allow-list");
+    let layers = [ward_permission::defaults(), rules];
+    let action = |tool: &str| ward_permission::evaluate(tool, "*", &layers).action;
+    assert_eq!(action("read"), Action::Allow);
+    assert_eq!(action("grep"), Action::Allow);
+    assert_eq!(action("edit"), Action::Allow, "Write is checked as edit");
+    assert_eq!(action("bash"), Action::Deny, "not listed");
+    assert_eq!(action("webfetch"), Action::Deny);
 }
