@@ -84,6 +84,16 @@ async fn a_command_expands_arguments_shell_output_and_files() {
     );
     assert!(texts[1].contains("NOTES-CONTENT"), "{}", texts[1]);
 
+    let list = p.run(&["command", "list"], "").expect_ok();
+    assert!(
+        list.contains("/compare  [") && list.contains("Compare two things"),
+        "{list}"
+    );
+    assert!(
+        list.contains("/sketch (agent plan)") && list.contains("/init  [built-in]"),
+        "{list}"
+    );
+
     // A command's agent is used for the run.
     let run = p.run_async(&["run", "/sketch a cache"], "").await;
     assert!(run.expect_ok().contains("Sketched."));

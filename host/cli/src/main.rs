@@ -52,6 +52,11 @@ enum Command {
         #[command(subcommand)]
         command: commands::permission::PermissionCommand,
     },
+    /// Inspect commands (`/name args` prompts).
+    Command {
+        #[command(subcommand)]
+        command: commands::command::CommandCommand,
+    },
     /// Inspect agents.
     Agent {
         #[command(subcommand)]
@@ -93,6 +98,7 @@ fn main() -> ExitCode {
             Some(Command::Models(args)) => commands::models::run(args),
             Some(Command::Skill { command }) => commands::skill::run(command),
             Some(Command::Agent { command }) => commands::agent::run(command),
+            Some(Command::Command { command }) => commands::command::run(command),
             None => commands::chat::run(cli.chat).await,
         }
     });

@@ -2,6 +2,7 @@
 
 pub mod agent;
 pub mod chat;
+pub mod command;
 pub mod models;
 pub mod permission;
 pub mod plugin;

@@ -1,0 +1,40 @@
+//! `ward command list`: the commands `/name args` can run — built-in and from
+//! `.ward/commands/` — with where each came from.
+
+use std::process::ExitCode;
+
+use anyhow::Result;
+use clap::Subcommand;
+use ward_command::CommandSource;
+
+use crate::setup::Workspace;
+
+/// `ward command …`
+#[derive(Subcommand)]
+pub enum CommandCommand {
+    /// List the commands.
+    List,
+}
+
+/// Runs the subcommand.
+pub fn run(command: CommandCommand) -> Result<ExitCode> {
+    let CommandCommand::List = command;
+    let ws = Workspace::open(&std::env::current_dir()?)?;
+    ws.warn_discovery_errors();
+    for c in ws.commands.list() {
+        let source = match &c.source {
+            CommandSource::Builtin => "built-in".to_string(),
+            CommandSource::File { path } => path.display().to_string(),
+        };
+        let agent = c
+            .agent
+            .as_deref()
+            .map(|a| format!(" (agent {a})"))
+            .unwrap_or_default();
+        println!("/{}{agent}  [{source}]", c.name);
+        if let Some(description) = &c.description {
+            println!("    {description}");
+        }
+    }
+    Ok(ExitCode::SUCCESS)
+}
