@@ -53,7 +53,8 @@ enum Command {
         command: commands::permission::PermissionCommand,
     },
     /// Inspect commands (`/name args` prompts).
-    Command {
+    #[command(name = "command")]
+    Slash {
         #[command(subcommand)]
         command: commands::command::CommandCommand,
     },
@@ -98,7 +99,7 @@ fn main() -> ExitCode {
             Some(Command::Models(args)) => commands::models::run(args),
             Some(Command::Skill { command }) => commands::skill::run(command),
             Some(Command::Agent { command }) => commands::agent::run(command),
-            Some(Command::Command { command }) => commands::command::run(command),
+            Some(Command::Slash { command }) => commands::command::run(command),
             None => commands::chat::run(cli.chat).await,
         }
     });
