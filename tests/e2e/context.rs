@@ -231,6 +231,18 @@ fn texts(request: &Recorded) -> Vec<String> {
         .collect()
 }
 
+/// Sends `prompt`, answered with `reply`; returns what the request held.
+async fn exchange(
+    rig: &LoopRig,
+    session: &ward_store::Session,
+    prompt: &str,
+    reply: &str,
+) -> Vec<String> {
+    rig.llm.push([Turn::text(reply)]);
+    rig.runner.prompt(session, prompt).await.expect("the turn");
+    texts(rig.llm.requests().last().expect("request"))
+}
+
 fn known_window() -> RigOptions {
     RigOptions {
         limits: Limits {
@@ -345,12 +357,7 @@ async fn after_compaction_history_is_question_summary_tail_then_newer() {
         "no tools for the summariser"
     );
 
-    rig.llm.push([Turn::text("did four")]);
-    rig.runner
-        .prompt(&session, "fourth task")
-        .await
-        .expect("turn 4");
-    let sent = texts(rig.llm.requests().last().expect("request"));
+    let sent = exchange(&rig, &session, "fourth task", "did four").await;
     assert_eq!(
         sent,
         [
@@ -386,12 +393,7 @@ async fn after_compaction_history_is_question_summary_tail_then_newer() {
         !summariser.contains(&"fourth task".to_string()),
         "kept verbatim: {summariser:?}"
     );
-    rig.llm.push([Turn::text("did five")]);
-    rig.runner
-        .prompt(&session, "fifth task")
-        .await
-        .expect("turn 5");
-    let sent = texts(rig.llm.requests().last().expect("request"));
+    let sent = exchange(&rig, &session, "fifth task", "did five").await;
     assert_eq!(
         sent,
         [

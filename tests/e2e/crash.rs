@@ -53,6 +53,25 @@ fn running_tool(p: &Project) -> bool {
     .unwrap_or(false)
 }
 
+/// After Ctrl-C: exit status 130, an intact database, and nothing left for crash
+/// recovery (the run closed its own work). Returns the store.
+fn closed_cleanly(p: &Project, out: &std::process::Output) -> SqliteStore {
+    assert_eq!(
+        out.status.code(),
+        Some(130),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    integrity_ok(p);
+    let store = SqliteStore::open(p.data.join("ward.db")).unwrap();
+    assert_eq!(
+        store.recovered(),
+        Default::default(),
+        "unfinished work was left"
+    );
+    store
+}
+
 /// Sends Ctrl-C (SIGINT) to `child` and waits for it to exit.
 async fn interrupt(child: std::process::Child) -> std::process::Output {
     let interrupted = std::process::Command::new("kill")
@@ -284,20 +303,7 @@ async fn ctrl_c_aborts_the_run() {
         "abort took {:?}",
         started.elapsed()
     );
-    assert_eq!(
-        out.status.code(),
-        Some(130),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-
-    integrity_ok(&p);
-    let store = SqliteStore::open(p.data.join("ward.db")).unwrap();
-    assert_eq!(
-        store.recovered(),
-        Default::default(),
-        "the run closed its own work"
-    );
+    let store = closed_cleanly(&p, &out);
     let session = store.list_sessions().unwrap()[0].id.clone();
     let messages = store.messages(&session, None).unwrap();
     let tool = messages
@@ -362,20 +368,7 @@ async fn ctrl_c_aborts_the_subagents_too() {
     })
     .await;
     let out = interrupt(child).await;
-    assert_eq!(
-        out.status.code(),
-        Some(130),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-
-    integrity_ok(&p);
-    let store = SqliteStore::open(p.data.join("ward.db")).unwrap();
-    assert_eq!(
-        store.recovered(),
-        Default::default(),
-        "both closed their own work"
-    );
+    let store = closed_cleanly(&p, &out);
     let parent = store.list_sessions().unwrap()[0].clone();
     let children = store.list_children(&parent.id).unwrap();
     assert_eq!(children.len(), 1);
