@@ -32,9 +32,13 @@ impl SkillTool {
 }
 
 impl HostTool for SkillTool {
+    fn name(&self) -> &str {
+        "skill"
+    }
+
     fn spec(&self) -> ToolSpec {
         ToolSpec {
-            name: "skill".to_string(),
+            name: self.name().to_string(),
             description: tool_description(&self.registry.visible(&self.rules)),
             parameters: json!({
                 "type": "object",

@@ -75,6 +75,10 @@ impl TaskTool {
 }
 
 impl HostTool for TaskTool {
+    fn name(&self) -> &str {
+        "task"
+    }
+
     fn spec(&self) -> ToolSpec {
         let agents: String = self
             .subagents
@@ -83,7 +87,7 @@ impl HostTool for TaskTool {
             .map(|(name, description)| format!("- {name}: {description}\n"))
             .collect();
         ToolSpec {
-            name: "task".to_string(),
+            name: self.name().to_string(),
             description: format!(
                 "Launch a subagent to handle a complex, multi-step task on its own. It works \
                  in a separate session with its own context and returns one final message; \

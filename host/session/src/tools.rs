@@ -33,6 +33,8 @@ pub struct ToolSuccess {
 /// subagent's loop. It goes through the same name repair, hooks, permission rules,
 /// truncation and after-hooks as a plugin's tool.
 pub trait HostTool: Send + Sync {
+    /// The tool's name (cheap: looked up on every call, unlike [`HostTool::spec`]).
+    fn name(&self) -> &str;
     /// What the model is told about the tool.
     fn spec(&self) -> ToolSpec;
     /// Runs one call with arguments already parsed and checked against the rules.
@@ -78,12 +80,12 @@ impl ToolBox {
     /// Offers `tool` too, unless `rules` deny it outright (it replaces a plugin's tool
     /// of the same name: the host's own tools are not overridable by a plugin).
     pub fn with_host_tool(mut self, tool: Arc<dyn HostTool>, rules: &[Ruleset]) -> Self {
-        let name = tool.spec().name;
+        let name = tool.name().to_string();
         if !ward_permission::disabled_tools(&[&name], rules).is_empty() {
             return self;
         }
         self.tools.retain(|(_, t)| t.name != name);
-        self.natives.retain(|n| n.spec().name != name);
+        self.natives.retain(|n| n.name() != name);
         self.natives.push(tool);
         self
     }
@@ -104,7 +106,7 @@ impl ToolBox {
     pub fn names(&self) -> Vec<String> {
         let plugins = self.tools.iter().map(|(_, t)| t.name.clone());
         plugins
-            .chain(self.natives.iter().map(|n| n.spec().name))
+            .chain(self.natives.iter().map(|n| n.name().to_string()))
             .collect()
     }
 
@@ -218,7 +220,7 @@ impl ToolBox {
         scope: &CallScope,
     ) -> Result<(ToolOutput, String), String> {
         let text = args.to_string();
-        if let Some(native) = self.natives.iter().find(|n| n.spec().name == tool) {
+        if let Some(native) = self.natives.iter().find(|n| n.name() == tool) {
             let done = native.run(args, scope).await?;
             let out = ToolOutput {
                 title: done.title,
