@@ -135,11 +135,7 @@ async fn a_long_session_never_sends_a_request_over_the_window() {
             max_tokens: Some(MAX_OUTPUT),
             encoding: Some(Encoding::O200k),
             context: ContextPolicy::default(),
-            output: Some(OutputPolicy {
-                max_lines: 100_000,
-                max_bytes: 1 << 20,
-                spill_dir: None,
-            }),
+            output: Some(whole_outputs()),
             ..RigOptions::default()
         },
     )
@@ -243,6 +239,15 @@ async fn exchange(
     texts(rig.llm.requests().last().expect("request"))
 }
 
+/// Tool outputs passed whole (the tests feed 30k-token outputs on purpose).
+fn whole_outputs() -> OutputPolicy {
+    OutputPolicy {
+        max_lines: 100_000,
+        max_bytes: 1 << 20,
+        spill_dir: None,
+    }
+}
+
 fn known_window() -> RigOptions {
     RigOptions {
         limits: Limits {
@@ -265,11 +270,7 @@ async fn outputs_older_than_the_last_two_turns_are_sent_as_the_placeholder() {
         &p,
         &[("bash", &["exec"])],
         RigOptions {
-            output: Some(OutputPolicy {
-                max_lines: 100_000,
-                max_bytes: 1 << 20,
-                spill_dir: None,
-            }),
+            output: Some(whole_outputs()),
             ..RigOptions::default()
         },
     )

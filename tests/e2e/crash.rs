@@ -38,15 +38,16 @@ async fn wait_until(what: &str, mut done: impl FnMut() -> bool) {
     }
 }
 
-/// Whether a tool part is running, read with plain SQL: opening a `SqliteStore` would
-/// run crash recovery and interrupt the live call.
-fn running_tool(p: &Project) -> bool {
+/// Whether a part of `tool` (any tool: `%`) is running, read with plain SQL: opening
+/// a `SqliteStore` would run crash recovery and interrupt the live call.
+fn running_tool(p: &Project, tool: &str) -> bool {
     let Ok(db) = rusqlite::Connection::open(p.data.join("ward.db")) else {
         return false;
     };
     db.query_row(
-        "SELECT count(*) FROM part WHERE data LIKE '%\"status\":\"running\"%'",
-        [],
+        "SELECT count(*) FROM part WHERE data LIKE '%\"status\":\"running\"%' \
+         AND data LIKE '%\"tool\":\"' || ?1 || '\"%'",
+        [tool],
         |r| r.get::<_, i64>(0),
     )
     .map(|n| n > 0)
@@ -85,15 +86,15 @@ async fn interrupt(child: std::process::Child) -> std::process::Output {
 }
 
 /// Starts `ward run --yes PROMPT` in the background (output captured) and returns once
-/// its tool call is running.
-async fn run_until_tool_runs(p: &Project, prompt: &str) -> std::process::Child {
+/// a call of `tool` (any tool: `%`) is running.
+async fn run_until_tool_runs(p: &Project, prompt: &str, tool: &str) -> std::process::Child {
     let mut child = p.ward();
     child
         .args(["run", "--yes", prompt])
         .stdout(Stdio::piped())
         .stderr(Stdio::piped());
     let child = child.spawn().unwrap();
-    wait_until("the tool to run", || running_tool(p)).await;
+    wait_until("the tool to run", || running_tool(p, tool)).await;
     child
 }
 
@@ -127,7 +128,7 @@ async fn kill_during_a_tool_then_continue() {
         .stdout(Stdio::null())
         .stderr(Stdio::null());
     let mut child = child.spawn().unwrap();
-    wait_until("the tool to run", || running_tool(&p)).await;
+    wait_until("the tool to run", || running_tool(&p, "%")).await;
     child.kill().unwrap(); // SIGKILL
     child.wait().unwrap();
 
@@ -245,7 +246,7 @@ async fn a_second_process_does_not_interrupt_a_live_one() {
     ])
     .await;
     configure(&p, &llm);
-    let first = run_until_tool_runs(&p, "slow job").await;
+    let first = run_until_tool_runs(&p, "slow job", "%").await;
 
     let q = Project::clone_handle(&p);
     let second = tokio::task::spawn_blocking(move || q.run(&["run", "quick question"], ""))
@@ -253,7 +254,7 @@ async fn a_second_process_does_not_interrupt_a_live_one() {
         .unwrap();
     assert!(second.expect_ok().contains("second process answer"));
     assert!(
-        running_tool(&p),
+        running_tool(&p, "%"),
         "the second process interrupted the first one's tool"
     );
 
@@ -295,7 +296,7 @@ async fn ctrl_c_aborts_the_run() {
     )])
     .await;
     configure(&p, &llm);
-    let child = run_until_tool_runs(&p, "wait for it").await;
+    let child = run_until_tool_runs(&p, "wait for it", "%").await;
     let started = Instant::now();
     let out = interrupt(child).await;
     assert!(
@@ -348,25 +349,8 @@ async fn ctrl_c_aborts_the_subagents_too() {
     ])
     .await;
     configure(&p, &llm);
-    let mut child = p.ward();
-    child
-        .args(["run", "--yes", "delegate"])
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped());
-    let child = child.spawn().unwrap();
-    wait_until("the subagent's bash to run", || {
-        let Ok(db) = rusqlite::Connection::open(p.data.join("ward.db")) else {
-            return false;
-        };
-        db.query_row(
-            "SELECT count(*) FROM part WHERE data LIKE '%\"tool\":\"bash\"%' \
-             AND data LIKE '%\"status\":\"running\"%'",
-            [],
-            |r| r.get::<_, i64>(0),
-        )
-        .is_ok_and(|n| n > 0)
-    })
-    .await;
+    // The parent's `task` call runs first: wait for the subagent's own `bash`.
+    let child = run_until_tool_runs(&p, "delegate", "bash").await;
     let out = interrupt(child).await;
     let store = closed_cleanly(&p, &out);
     let parent = store.list_sessions().unwrap()[0].clone();
