@@ -39,7 +39,8 @@ pub use load::{
 pub use manifest::{Capabilities, HookCaps, HookMode, Kind, Limits, Manifest, parse_manifest};
 pub use origin::Origins;
 pub use schema::{
-    AgentConfig, AgentMode, CompactionConfig, Config, Cost, ModelConfig, PluginConfig,
-    ProviderConfig, ProviderKind, Tokenizer, ToolOutputConfig, deserialize_model_ref,
+    AgentConfig, AgentMode, CompactionConfig, Config, Cost, MarketplaceConfig, ModelConfig,
+    PluginConfig, ProviderConfig, ProviderKind, SourceConfig, Tokenizer, ToolOutputConfig,
+    deserialize_model_ref,
 };
 pub use warning::Warning;

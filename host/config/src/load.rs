@@ -175,8 +175,8 @@ fn layer(
     Ok(table)
 }
 
-/// Makes `plugin_paths` and `plugins.*.path` absolute now, because after
-/// merging nothing records which file a path came from.
+/// Makes `plugin_paths`, `plugins.*.path` and local `marketplace.sources[*].url`
+/// absolute now, because after merging nothing records which file a path came from.
 fn resolve_paths(table: &mut toml::Table, base_dir: &Path, env: EnvLookup<'_>) {
     let resolve = |value: &mut toml::Value| {
         if let toml::Value::String(path) = value
@@ -192,6 +192,19 @@ fn resolve_paths(table: &mut toml::Table, base_dir: &Path, env: EnvLookup<'_>) {
         for (_, plugin) in plugins.iter_mut() {
             if let Some(path) = plugin.as_table_mut().and_then(|p| p.get_mut("path")) {
                 resolve(path);
+            }
+        }
+    }
+    // A marketplace source's url is a local path unless it has a scheme.
+    if let Some(toml::Value::Array(sources)) = table
+        .get_mut("marketplace")
+        .and_then(|m| m.get_mut("sources"))
+    {
+        for source in sources.iter_mut() {
+            if let Some(url) = source.as_table_mut().and_then(|s| s.get_mut("url"))
+                && url.as_str().is_some_and(|u| !u.contains("://"))
+            {
+                resolve(url);
             }
         }
     }

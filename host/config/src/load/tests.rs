@@ -200,6 +200,28 @@ fn plugin_paths_resolve_against_their_own_file() {
 }
 
 #[test]
+fn local_marketplace_sources_resolve_against_their_own_file() {
+    let tree = Tree::new();
+    tree.dir.write(
+        "ws/ward.toml",
+        "[[marketplace.sources]]\nname = \"local\"\nurl = \"index\"\n\
+         [[marketplace.sources]]\nname = \"web\"\nurl = \"https://example.com/index.json\"\n",
+    );
+    let config = tree.load(&[]).unwrap().config;
+    let urls: Vec<&str> = config
+        .marketplace
+        .sources
+        .iter()
+        .map(|s| s.url.as_str())
+        .collect();
+    let local = tree.path("ws/index");
+    assert_eq!(
+        urls,
+        [local.to_str().unwrap(), "https://example.com/index.json"]
+    );
+}
+
+#[test]
 fn a_missing_ward_config_file_is_an_io_error() {
     let tree = Tree::new();
     let missing = tree.path("nope.toml");

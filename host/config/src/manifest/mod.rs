@@ -12,7 +12,12 @@
 //! fs-read = ["$WORKSPACE"]
 //! [limits]
 //! memory-mib = 64
+//! [files]
+//! "read.wasm" = "…64 hex digits…"
 //! ```
+//!
+//! `[files]` is written by `ward plugin pack`: the SHA-256 of every file of the
+//! package except `plugin.toml` itself, checked by `ward plugin install`.
 //!
 //! Parsing is strict — unknown keys, wrong types and malformed values are all
 //! errors located at the offending key or value — because a manifest is what
@@ -20,6 +25,9 @@
 
 mod validate;
 
+pub use validate::is_clean_relative;
+
+use std::collections::BTreeMap;
 use std::path::Path;
 
 use serde::{Deserialize, Serialize};
@@ -49,6 +57,10 @@ pub struct Manifest {
     pub capabilities: Capabilities,
     /// Per-call resource limits.
     pub limits: Limits,
+    /// `[files]`: SHA-256 (lowercase hex) of every packaged file by its relative
+    /// path (`/`-separated, no `.` or `..`), `plugin.toml` excluded; empty unless
+    /// the plugin was packed with `ward plugin pack`.
+    pub files: BTreeMap<String, String>,
 }
 
 /// What a plugin component provides (one WIT world each).
@@ -150,6 +162,8 @@ struct RawManifest {
     capabilities: RawCapabilities,
     #[serde(default)]
     limits: Limits,
+    #[serde(default)]
+    files: BTreeMap<Spanned<String>, Spanned<String>>,
 }
 
 #[derive(Deserialize)]

@@ -145,7 +145,7 @@ fn unknown_keys() {
     assert_eq!(
         err(&format!("{MINIMAL}[extra]\n")),
         ".ward/plugins/x/plugin.toml:7:2: unknown key `extra` in the top level (expected one of: \
-         plugin, capabilities, limits)"
+         plugin, capabilities, limits, files)"
     );
 }
 
@@ -306,5 +306,46 @@ fn syntax_errors() {
     assert!(
         e.starts_with(".ward/plugins/x/plugin.toml:1:8: invalid TOML: "),
         "{e}"
+    );
+}
+
+#[test]
+fn files_list_packaged_digests() {
+    let digest = "AB".repeat(32);
+    let m = parse_manifest(
+        Path::new("p"),
+        &format!(
+            "{MINIMAL}[files]\n\"x.wasm\" = \"{digest}\"\n\"skills/a/SKILL.md\" = \"{}\"\n",
+            "0".repeat(64)
+        ),
+    )
+    .unwrap();
+    assert_eq!(m.files.len(), 2);
+    assert_eq!(m.files["x.wasm"], "ab".repeat(32), "digests are lowercased");
+    assert!(m.files.contains_key("skills/a/SKILL.md"));
+    let m = parse_manifest(Path::new("p"), MINIMAL).unwrap();
+    assert!(m.files.is_empty(), "[files] is optional");
+}
+
+#[test]
+fn bad_files_are_located() {
+    let zero = "0".repeat(64);
+    assert_eq!(
+        err(&format!("{MINIMAL}[files]\n\"../x\" = \"{zero}\"\n")),
+        ".ward/plugins/x/plugin.toml:8:1: invalid file path `../x`: expected a relative path \
+         inside the plugin directory, `/`-separated, without `.`, `..` or `\\` (files.\"../x\")"
+    );
+    for bad in ["/abs", "a//b", "./a", "a\\\\b", ""] {
+        let e = err(&format!("{MINIMAL}[files]\n\"{bad}\" = \"{zero}\"\n"));
+        assert!(e.contains("invalid file path"), "{bad}: {e}");
+    }
+    assert!(
+        err(&format!("{MINIMAL}[files]\n\"plugin.toml\" = \"{zero}\"\n"))
+            .contains("cannot list its own digest")
+    );
+    assert_eq!(
+        err(&format!("{MINIMAL}[files]\n\"x.wasm\" = \"abc\"\n")),
+        ".ward/plugins/x/plugin.toml:8:12: invalid sha256 `abc`: expected 64 hexadecimal digits \
+         (files.\"x.wasm\")"
     );
 }

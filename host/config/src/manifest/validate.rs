@@ -1,6 +1,7 @@
 //! Checks on manifest values that the type system cannot express (name
 //! syntax, semver, digests, paths), each failing at the value's location.
 
+use std::collections::BTreeMap;
 use std::path::{Component, Path};
 
 use serde::{Deserialize, Deserializer, de::Error};
@@ -106,7 +107,54 @@ pub(super) fn manifest(source: &Source<'_>, raw: RawManifest) -> Result<Manifest
         sha256,
         capabilities: capabilities(source, raw.capabilities)?,
         limits: raw.limits,
+        files: files(source, raw.files)?,
     })
+}
+
+/// Checks `[files]`: each key a clean relative path inside the plugin (never
+/// `plugin.toml`), each value a SHA-256 digest.
+fn files(
+    source: &Source<'_>,
+    raw: BTreeMap<Spanned<String>, Spanned<String>>,
+) -> Result<BTreeMap<String, String>, ConfigError> {
+    let mut out = BTreeMap::new();
+    for (path, digest) in raw {
+        let at = |span: std::ops::Range<usize>, message: String| ConfigError::Invalid {
+            at: source.locate(span.start),
+            path: KeyPath(vec![
+                Segment::Key("files".to_owned()),
+                Segment::Key(path.get_ref().clone()),
+            ])
+            .to_string(),
+            message,
+        };
+        if !is_clean_relative(path.get_ref()) {
+            return Err(at(
+                path.span(),
+                format!(
+                    "invalid file path `{}`: expected a relative path inside the plugin directory, `/`-separated, without `.`, `..` or `\\`",
+                    path.get_ref()
+                ),
+            ));
+        }
+        if path.get_ref() == "plugin.toml" {
+            return Err(at(
+                path.span(),
+                "`plugin.toml` cannot list its own digest".to_owned(),
+            ));
+        }
+        if !is_sha256(digest.get_ref()) {
+            return Err(at(
+                digest.span(),
+                format!(
+                    "invalid sha256 `{}`: expected 64 hexadecimal digits",
+                    digest.get_ref()
+                ),
+            ));
+        }
+        out.insert(path.into_inner(), digest.into_inner().to_ascii_lowercase());
+    }
+    Ok(out)
 }
 
 /// Checks each capability entry: none empty, environment names well formed.
@@ -197,6 +245,16 @@ fn is_env_name(name: &str) -> bool {
         .next()
         .is_some_and(|c| c.is_ascii_alphabetic() || c == '_')
         && chars.all(|c| c.is_ascii_alphanumeric() || c == '_')
+}
+
+/// A non-empty `/`-separated relative path of plain names (no `.`, `..`,
+/// empty segment or backslash), the form `[files]` keys and archive entries take.
+pub fn is_clean_relative(path: &str) -> bool {
+    !path.is_empty()
+        && !path.contains('\\')
+        && path
+            .split('/')
+            .all(|seg| !seg.is_empty() && seg != "." && seg != "..")
 }
 
 /// A non-empty relative path that cannot leave its base directory.

@@ -18,10 +18,14 @@
 //! grant = ["fs-read", "net:https://api.example.com"]
 //! [compaction]
 //! threshold = 0.9
+//! [[marketplace.sources]]
+//! name = "team"
+//! url = "https://plugins.example.com/index.json"
 //! ```
 
 mod agent;
 mod check;
+mod marketplace;
 mod provider;
 
 use std::collections::BTreeMap;
@@ -31,6 +35,7 @@ use serde::{Deserialize, Serialize};
 
 pub use agent::{AgentConfig, AgentMode};
 pub use check::model_ref as deserialize_model_ref;
+pub use marketplace::{MarketplaceConfig, SourceConfig};
 pub use provider::{Cost, ModelConfig, ProviderConfig, ProviderKind, Tokenizer};
 
 #[cfg(test)]
@@ -71,6 +76,8 @@ pub struct Config {
     pub tool_output: ToolOutputConfig,
     /// Agent definitions and overrides of built-in agents, by agent name.
     pub agent: BTreeMap<String, AgentConfig>,
+    /// Package sources and trusted signing keys for `ward plugin install`.
+    pub marketplace: MarketplaceConfig,
 }
 
 /// `[plugins.NAME]`: what a person allows one plugin to do.

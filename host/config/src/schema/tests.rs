@@ -121,7 +121,7 @@ fn unknown_top_level_key() {
         err("model = \"a/b\"\n\npermisions = 1\n"),
         "ward.toml:3:1: unknown key `permisions` in the top level (expected one of: model, \
          small_model, default_agent, instructions, plugin_paths, provider, permission, plugins, \
-         compaction, tool_output, agent)"
+         compaction, tool_output, agent, marketplace)"
     );
 }
 
@@ -236,4 +236,49 @@ fn syntax_errors_are_located() {
     assert!(e.starts_with("ward.toml:2:10: invalid TOML: "), "{e}");
     let e = err("a = \"unterminated\n");
     assert!(e.starts_with("ward.toml:1:"), "{e}");
+}
+
+#[test]
+fn marketplace_sources_and_keys() {
+    let key = "AB".repeat(32);
+    let config = load_from_str(
+        "ward.toml",
+        &format!(
+            "[marketplace]\nkeys = [\"{key}\"]\n[[marketplace.sources]]\nname = \"team\"\n\
+             url = \"https://plugins.example.com/index.json\"\nrequire_signature = true\n\
+             [[marketplace.sources]]\nname = \"local\"\nurl = \"/srv/index\"\n"
+        ),
+    )
+    .unwrap();
+    let m = &config.marketplace;
+    assert_eq!(m.keys, ["ab".repeat(32)]);
+    assert_eq!(m.sources.len(), 2);
+    assert!(m.sources[0].require_signature);
+    assert!(
+        !m.sources[1].require_signature,
+        "signatures are optional by default"
+    );
+    assert_eq!(m.sources[1].url, "/srv/index");
+}
+
+#[test]
+fn marketplace_mistakes_are_located() {
+    assert_eq!(
+        err("[marketplace]\nkeys = [\"abc\"]\n"),
+        "ward.toml:2:9: invalid ed25519 public key `abc`: expected 64 hexadecimal digits \
+         (marketplace.keys[0])"
+    );
+    assert_eq!(
+        err("[[marketplace.sources]]\nname = \"a\"\nurl = \"x\"\nrequire-signature = true\n"),
+        "ward.toml:4:1: unknown key `require-signature` in [marketplace.sources[0]] (expected \
+         one of: name, url, require_signature)"
+    );
+    assert_eq!(
+        err("[[marketplace.sources]]\nname = \"a\"\n"),
+        "ward.toml:1:1: missing key `url` in [marketplace.sources[0]]"
+    );
+    let e = err(
+        "[[marketplace.sources]]\nname = \"a\"\nurl = \"x\"\n[[marketplace.sources]]\nname = \"a\"\nurl = \"y\"\n",
+    );
+    assert!(e.contains("two sources are named `a`"), "{e}");
 }
