@@ -24,6 +24,11 @@ pub enum AgentSource {
         /// The file, as found under the agents directory.
         path: PathBuf,
     },
+    /// A plugin component exporting the `agent` interface.
+    Component {
+        /// The plugin's name.
+        plugin: String,
+    },
 }
 
 /// One agent, after built-ins, configuration and markdown files are merged.

@@ -24,7 +24,8 @@
 //!
 //! In increasing precedence (OpenCode's order):
 //!
-//! 1. the built-ins;
+//! 1. the built-ins, then the agents plugin components define (which cannot
+//!    redefine a built-in);
 //! 2. markdown files under `<global config dir>/agents/**/*.md`;
 //! 3. `[agent.NAME]` tables of the merged configuration (every `ward.toml`
 //!    layer, already merged by `ward-config`);
@@ -54,6 +55,11 @@
 //!    order);
 //! 5. then the session's rules and stored approvals, added by the caller.
 //!
+//! A component's rules are a *narrowing* layer among the configured rules:
+//! they can make a decision stricter (`deny` edits even where `[permission]`
+//! allows them) but never looser (their `allow` cannot undo the user's `ask`),
+//! because a plugin gets nothing the user did not give it.
+//!
 //! [`AgentInfo::layers`] builds 1–4. Because `[permission]` comes after the
 //! built-in rules, a user's global `edit = "allow"` also lets `plan` edit;
 //! to restrict one agent, write its own `permission` table.
@@ -70,6 +76,7 @@
 #![warn(missing_docs)]
 
 pub mod builtin;
+mod component;
 mod config;
 pub mod info;
 mod markdown;

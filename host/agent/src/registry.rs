@@ -13,8 +13,9 @@ use ward_config::Config;
 use crate::builtin::{self, BUILD};
 use crate::info::AgentInfo;
 use crate::merge::Agents;
-use crate::{config, markdown};
+use crate::{component, config, markdown};
 use ward_config::Warning;
+use ward_plugin::DeclaredAgent;
 
 /// All agents by name, and which one a new session starts with.
 #[derive(Debug, Clone)]
@@ -42,8 +43,26 @@ impl AgentRegistry {
         project_root: &Path,
         global_dir: Option<&Path>,
     ) -> (AgentRegistry, Vec<Warning>) {
+        Self::load_with_components(config, project_root, global_dir, &[])
+    }
+
+    /// [`load`](Self::load), with the agents plugin components declare
+    /// (`(plugin, agent)` pairs) applied right after the built-ins, so every
+    /// file and config table can still override them. A component cannot
+    /// redefine a built-in agent, and its rules only narrow (see [`crate`]).
+    pub fn load_with_components(
+        config: &Config,
+        project_root: &Path,
+        global_dir: Option<&Path>,
+        components: &[(String, DeclaredAgent)],
+    ) -> (AgentRegistry, Vec<Warning>) {
         let mut warnings = Vec::new();
-        let mut agents = Agents::new(builtin::all());
+        let builtins = builtin::all();
+        let taken: BTreeSet<String> = builtins.iter().map(|a| a.name.clone()).collect();
+        let mut agents = Agents::new(builtins);
+        for definition in component::definitions(components, &taken, &mut warnings) {
+            agents.apply(definition);
+        }
         if let Some(global) = global_dir {
             for definition in markdown::definitions(&global.join("agents"), &mut warnings) {
                 agents.apply(definition);

@@ -97,9 +97,9 @@ fn main() -> ExitCode {
             Some(Command::Plugin { command }) => commands::plugin::run(command).await,
             Some(Command::Permission { command }) => commands::permission::run(command),
             Some(Command::Models(args)) => commands::models::run(args),
-            Some(Command::Skill { command }) => commands::skill::run(command),
-            Some(Command::Agent { command }) => commands::agent::run(command),
-            Some(Command::Slash { command }) => commands::command::run(command),
+            Some(Command::Skill { command }) => commands::skill::run(command).await,
+            Some(Command::Agent { command }) => commands::agent::run(command).await,
+            Some(Command::Slash { command }) => commands::command::run(command).await,
             None => commands::chat::run(cli.chat).await,
         }
     });

@@ -10,12 +10,12 @@ use ward_command::CommandRegistry;
 use ward_config::LoadedConfig;
 use ward_permission::{ApprovalStore, PermissionEngine, PermissionEvent, Ruleset};
 use ward_plugin::discovery::{Discovered, Origin, discover};
-use ward_plugin::{HostOptions, PluginHost};
+use ward_plugin::{DeclaredAgent, HostOptions, PluginHost};
 use ward_prompt::{PromptInputs, SystemPrompt};
 use ward_session::skill_tool::SkillTool;
 use ward_session::truncate::{KEEP_SAVED, OutputPolicy, SWEEP_EVERY, sweep};
 use ward_session::{ContextPolicy, ModelSetup, PluginAskHook, ToolBox};
-use ward_skill::{SkillRegistry, SkillRoots, summaries};
+use ward_skill::{SkillInfo, SkillRegistry, SkillRoots, summaries};
 
 /// Everything a command needs.
 pub struct Workspace {
@@ -113,7 +113,8 @@ impl Workspace {
         let tools = if self.skills.visible(rules).is_empty() {
             tools
         } else {
-            let skill = SkillTool::new(self.skills.clone(), rules.clone());
+            let skill =
+                SkillTool::new(self.skills.clone(), rules.clone()).with_plugins(self.host.clone());
             tools.with_host_tool(Arc::new(skill), rules)
         };
         tools.with_output(OutputPolicy {
@@ -149,7 +150,7 @@ impl Workspace {
     }
 
     /// Loads everything for `cwd`.
-    pub fn open(cwd: &Path) -> Result<Self> {
+    pub async fn open(cwd: &Path) -> Result<Self> {
         let config = ward_config::load(cwd)?;
         let rules = Arc::new(rules(&config)?);
         let data_dir = data_dir()?;
@@ -186,13 +187,20 @@ impl Workspace {
                 .collect(),
         };
         let host = Arc::new(PluginHost::new(plugins, options)?);
-        let (skills, skill_warnings) =
-            SkillRegistry::discover(&SkillRoots::from_env(config.project_root.clone()));
-        let global = ward_config::global_config_dir(&|k| std::env::var(k).ok());
-        let (agents, agent_warnings) =
-            AgentRegistry::load(&config.config, &config.project_root, global.as_deref());
         let mut errors = errors;
+        let declared = Declared::collect(&host, &mut errors).await;
+        let (mut skills, skill_warnings) =
+            SkillRegistry::discover(&SkillRoots::from_env(config.project_root.clone()));
         errors.extend(skill_warnings.iter().map(ToString::to_string));
+        let plugin_skill_warnings = skills.add_plugin_skills(declared.skills);
+        errors.extend(plugin_skill_warnings.iter().map(ToString::to_string));
+        let global = ward_config::global_config_dir(&|k| std::env::var(k).ok());
+        let (agents, agent_warnings) = AgentRegistry::load_with_components(
+            &config.config,
+            &config.project_root,
+            global.as_deref(),
+            &declared.agents,
+        );
         errors.extend(agent_warnings.iter().map(ToString::to_string));
         let (commands, command_warnings) =
             CommandRegistry::load(&config.project_root, global.as_deref());
@@ -221,6 +229,44 @@ impl Workspace {
         for e in &self.discovery_errors {
             eprintln!("warning: {e}");
         }
+    }
+}
+
+/// What plugin components declare beyond tools and hooks.
+struct Declared {
+    /// `(plugin, agent)` pairs.
+    agents: Vec<(String, DeclaredAgent)>,
+    skills: Vec<SkillInfo>,
+}
+
+impl Declared {
+    /// Asks every enabled agent and skill plugin (from the cache when it can); a
+    /// plugin that cannot answer is reported in `errors` and contributes nothing.
+    async fn collect(host: &PluginHost, errors: &mut Vec<String>) -> Self {
+        let mut declared = Declared {
+            agents: Vec::new(),
+            skills: Vec::new(),
+        };
+        for plugin in host.plugins() {
+            if plugin.disabled_reason().is_some() {
+                continue;
+            }
+            match host.agents_of(plugin).await {
+                Ok(agents) => declared
+                    .agents
+                    .extend(agents.into_iter().map(|a| (plugin.name().to_string(), a))),
+                Err(e) => errors.push(format!("plugin `{}`: {e}", plugin.name())),
+            }
+            match host.skills_of(plugin).await {
+                Ok(skills) => declared.skills.extend(
+                    skills
+                        .iter()
+                        .map(|s| SkillInfo::from_plugin(plugin.name(), &s.name, &s.description)),
+                ),
+                Err(e) => errors.push(format!("plugin `{}`: {e}", plugin.name())),
+            }
+        }
+        declared
     }
 }
 

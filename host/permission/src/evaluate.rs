@@ -57,7 +57,10 @@ pub fn disabled_tools(tools: &[&str], layers: &[Ruleset]) -> Vec<String> {
             let last = layers
                 .iter()
                 .rev()
-                .flat_map(|set| set.rules.iter().rev())
+                .flat_map(|set| set.rules.iter().rev().map(move |rule| (set, rule)))
+                // A narrowing layer's allow or ask cannot undo an earlier deny.
+                .filter(|(set, rule)| !set.narrowing || rule.action == Action::Deny)
+                .map(|(_, rule)| rule)
                 .find(|rule| crate::wildcard::matches(&rule.permission, key));
             last.is_some_and(|rule| rule.pattern == "*" && rule.action == Action::Deny)
         })
@@ -76,24 +79,57 @@ pub fn permission_key(tool: &str) -> &str {
 
 /// [`evaluate`] over any sequence of rulesets, so the engine can append the
 /// approvals layer without copying the caller's layers.
+///
+/// Scans from the last layer back: the last matching rule of an ordinary layer
+/// decides, made stricter by the last matching rule of each
+/// [narrowing](Ruleset::narrowing) layer after it.
 pub(crate) fn evaluate_in<'a, I>(permission: &str, pattern: &str, layers: I) -> Decision<'a>
 where
     I: DoubleEndedIterator<Item = &'a Ruleset>,
 {
-    layers
-        .rev()
-        .flat_map(|set| set.rules.iter().rev().map(move |rule| (set, rule)))
-        .find(|(_, rule)| rule.matches(permission, pattern))
-        .map_or(
-            Decision {
-                action: Action::Ask,
-                rule: None,
-            },
-            |(set, rule)| Decision {
-                action: rule.action,
-                rule: Some((set, rule)),
-            },
-        )
+    let mut narrowed: Option<Decision<'a>> = None;
+    for set in layers.rev() {
+        let Some(rule) = set
+            .rules
+            .iter()
+            .rev()
+            .find(|r| r.matches(permission, pattern))
+        else {
+            continue;
+        };
+        let decision = Decision {
+            action: rule.action,
+            rule: Some((set, rule)),
+        };
+        if !set.narrowing {
+            return stricter(decision, narrowed);
+        }
+        narrowed = Some(match narrowed {
+            Some(n) => stricter(n, Some(decision)),
+            None => decision,
+        });
+    }
+    let nothing = Decision {
+        action: Action::Ask,
+        rule: None,
+    };
+    stricter(nothing, narrowed)
+}
+
+/// The stricter of `decision` and `narrowed` (allow < ask < deny); `decision` on a tie.
+fn stricter<'a>(decision: Decision<'a>, narrowed: Option<Decision<'a>>) -> Decision<'a> {
+    match narrowed {
+        Some(n) if strictness(n.action) > strictness(decision.action) => n,
+        _ => decision,
+    }
+}
+
+fn strictness(action: Action) -> u8 {
+    match action {
+        Action::Allow => 0,
+        Action::Ask => 1,
+        Action::Deny => 2,
+    }
 }
 
 /// [`evaluate_all`] over any sequence of rulesets; also returns the pattern that
@@ -151,6 +187,43 @@ mod tests {
 
     fn strings(v: &[&str]) -> Vec<String> {
         v.iter().map(|s| s.to_string()).collect()
+    }
+
+    #[test]
+    fn narrowing_layers_only_tighten() {
+        let user = set("ward.toml", &[("bash", "*", Ask), ("edit", "*", Allow)]);
+        let plugin = Ruleset::narrowing(
+            "plugin reviewer",
+            vec![
+                Rule::new("bash", "*", Allow),
+                Rule::new("bash", "rm *", Deny),
+                Rule::new("edit", "*", Deny),
+            ],
+        );
+        let layers = [defaults(), user.clone(), plugin.clone()];
+        // The plugin's allow cannot loosen the user's ask ...
+        let d = evaluate("bash", "ls", &layers);
+        assert_eq!(d.action, Ask);
+        assert_eq!(d.rule.map(|(s, _)| s.source.as_str()), Some("ward.toml"));
+        // ... but its ask and deny hold even where the user allows.
+        assert_eq!(evaluate("bash", "rm -rf x", &layers).action, Deny);
+        let d = evaluate("edit", "a.rs", &layers);
+        assert_eq!(d.action, Deny);
+        assert_eq!(d.describe(), "`edit * = deny` (plugin reviewer)");
+        // An ordinary layer after it decides again.
+        let later = set("agent.reviewer", &[("edit", "*", Allow)]);
+        let layers = [defaults(), user, plugin.clone(), later];
+        assert_eq!(evaluate("edit", "a.rs", &layers).action, Allow);
+        // With nothing before it, a narrowing allow is no better than no rule.
+        assert_eq!(evaluate("bash", "ls", std::slice::from_ref(&plugin)).action, Ask);
+        // A narrowing blanket deny hides the tool; a narrowing allow cannot unhide it.
+        let off = set("ward.toml", &[("edit", "*", Deny)]);
+        let reopen = Ruleset::narrowing("plugin x", vec![Rule::new("edit", "*", Allow)]);
+        assert_eq!(disabled_tools(&["edit"], &[defaults(), plugin]), ["edit"]);
+        assert_eq!(
+            disabled_tools(&["edit"], &[defaults(), off, reopen]),
+            ["edit"]
+        );
     }
 
     #[test]

@@ -101,6 +101,13 @@ pub struct Ruleset {
     pub source: String,
     /// The rules, in the order they were written.
     pub rules: Vec<Rule>,
+    /// A narrowing layer can only make a decision stricter (allow < ask < deny),
+    /// never looser: its matching rule is combined with what the layers before it
+    /// decided instead of replacing it. Rules from third parties (an agent defined
+    /// by a plugin component) are narrowing, so a plugin cannot allow what the
+    /// user's own configuration asks about or denies.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub narrowing: bool,
 }
 
 /// A `[permission]` table could not be turned into rules.
@@ -130,6 +137,16 @@ impl Ruleset {
         Ruleset {
             source: source.into(),
             rules,
+            narrowing: false,
+        }
+    }
+
+    /// Builds a [narrowing](Self::narrowing) ruleset: one that can only tighten
+    /// what the layers before it decide.
+    pub fn narrowing(source: impl Into<String>, rules: Vec<Rule>) -> Self {
+        Ruleset {
+            narrowing: true,
+            ..Ruleset::new(source, rules)
         }
     }
 

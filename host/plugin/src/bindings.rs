@@ -15,7 +15,9 @@ wasmtime::component::bindgen!({
     exports: { default: async },
 });
 
+pub use exports::ward::plugin::agent;
 pub use exports::ward::plugin::hooks;
+pub use exports::ward::plugin::skill;
 pub use exports::ward::plugin::tool;
 pub use exports::ward::plugin::tool::{CallContext, ToolError, ToolInfo, ToolOutput};
 pub use ward::plugin::host;

@@ -21,6 +21,7 @@ mod fsguard;
 pub mod grants;
 pub mod hooks;
 mod imports;
+pub mod kinds;
 mod load;
 mod meta;
 mod net;
@@ -33,6 +34,7 @@ pub use hooks::{
     CompactingOutcome, HookBlock, HookPoint, HookRegistration, HookVerdict, PermissionRequest,
     SamplingParams,
 };
+pub use kinds::{DeclaredAgent, DeclaredSkill, SkillContent};
 pub use runtime::{HostOptions, MAX_STRIKES, Plugin, PluginHost};
 pub use state::{CallLimits, CallScope, ProgressSink};
 pub mod tool_rules;

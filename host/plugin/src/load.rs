@@ -5,19 +5,22 @@
 //! supported API versions and the manifest's ceiling (before any compile), then
 //! compiled — or read from the sealed artifact cache — and linked. The exports the
 //! manifest's kinds promise must be there; their declarations (`list-tools`,
-//! `register`) are called once, in a detached scope, and cached next to the artifact.
+//! `register`, `agents`, `list-skills`) are called once, in a detached scope, and
+//! cached next to the artifact.
 
 use std::sync::Arc;
 use std::time::Duration;
 
 use ward_config::Kind;
-use wasmtime::component::{Component, InstancePre};
+use wasmtime::Store;
+use wasmtime::component::{Component, Instance, InstancePre};
 
 use crate::audit::PluginEvent;
-use crate::bindings::{ToolInfo, hooks, tool};
+use crate::bindings::{ToolInfo, agent, hooks, skill, tool};
 use crate::cache::{Lookup, artifact_name, sha256_hex};
 use crate::error::{CallError, trap_message};
 use crate::hooks::HookRegistration;
+use crate::kinds::{DeclaredAgent, DeclaredSkill};
 use crate::runtime::{Plugin, PluginHost};
 use crate::state::{CallScope, StoreState};
 use crate::{compat, meta};
@@ -29,8 +32,12 @@ pub(crate) struct Loaded {
     pub(crate) tool: Option<tool::GuestIndices>,
     /// The `hooks` export, when the manifest's kinds include `hook`.
     pub(crate) hooks: Option<hooks::GuestIndices>,
+    /// The `skill` export, when the manifest's kinds include `skill`.
+    pub(crate) skill: Option<skill::GuestIndices>,
     pub(crate) tools: Vec<ToolInfo>,
     pub(crate) registration: HookRegistration,
+    pub(crate) agents: Vec<DeclaredAgent>,
+    pub(crate) skills: Vec<DeclaredSkill>,
 }
 
 impl PluginHost {
@@ -80,16 +87,21 @@ impl PluginHost {
             true => Some(export("hooks", hooks::GuestIndices::new(&pre))?),
             false => None,
         };
+        let agent = match plugin.is(Kind::Agent) {
+            true => Some(export("agent", agent::GuestIndices::new(&pre))?),
+            false => None,
+        };
+        let skill = match plugin.is(Kind::Skill) {
+            true => Some(export("skill", skill::GuestIndices::new(&pre))?),
+            false => None,
+        };
 
         // What the component declares comes from the component itself, once, under the
         // same limits as any call, in a scope where no rule can ask anyone anything.
-        let declare_time = plugin.limits.time.min(Duration::from_secs(10));
         let mut tools = Vec::new();
         if let Some(indices) = &tool {
-            let env = self.call_env(plugin, CallScope::detached(&self.project), declare_time);
-            let mut store = self.new_store(env);
+            let (mut store, instance) = self.declaring(plugin, &pre).await?;
             tools = async {
-                let instance = pre.instantiate_async(&mut store).await?;
                 indices
                     .load(&mut store, &instance)?
                     .call_list_tools(&mut store)
@@ -103,10 +115,8 @@ impl PluginHost {
         }
         let mut registration = HookRegistration::default();
         if let Some(indices) = &hooks {
-            let env = self.call_env(plugin, CallScope::detached(&self.project), declare_time);
-            let mut store = self.new_store(env);
+            let (mut store, instance) = self.declaring(plugin, &pre).await?;
             let declared = async {
-                let instance = pre.instantiate_async(&mut store).await?;
                 indices
                     .load(&mut store, &instance)?
                     .call_register(&mut store)
@@ -119,6 +129,40 @@ impl PluginHost {
                 meta::put_hooks(cache, &sha, &registration);
             }
         }
+        let mut agents = Vec::new();
+        if let Some(indices) = &agent {
+            let (mut store, instance) = self.declaring(plugin, &pre).await?;
+            let declared = async {
+                indices
+                    .load(&mut store, &instance)?
+                    .call_agents(&mut store)
+                    .await
+            }
+            .await
+            .map_err(|e| format!("declaring its agents failed: {}", trap_message(&e)))?;
+            agents = declared.into_iter().map(DeclaredAgent::from).collect();
+            within_limit(plugin, "its agent definitions", &agents)?;
+            if let Some(cache) = &self.cache {
+                meta::put_agents(cache, &sha, &agents);
+            }
+        }
+        let mut skills = Vec::new();
+        if let Some(indices) = &skill {
+            let (mut store, instance) = self.declaring(plugin, &pre).await?;
+            let declared = async {
+                indices
+                    .load(&mut store, &instance)?
+                    .call_list_skills(&mut store)
+                    .await
+            }
+            .await
+            .map_err(|e| format!("listing its skills failed: {}", trap_message(&e)))?;
+            skills = declared.into_iter().map(DeclaredSkill::from).collect();
+            within_limit(plugin, "its skill list", &skills)?;
+            if let Some(cache) = &self.cache {
+                meta::put_skills(cache, &sha, &skills);
+            }
+        }
         self.audit.publish(PluginEvent::Loaded {
             plugin: name.to_string(),
         });
@@ -126,9 +170,28 @@ impl PluginHost {
             pre,
             tool,
             hooks,
+            skill,
             tools,
             registration,
+            agents,
+            skills,
         })
+    }
+
+    /// A fresh instance of `pre` for one declaration call of `plugin`: detached scope,
+    /// the plugin's limits, at most ten seconds.
+    async fn declaring(
+        &self,
+        plugin: &Plugin,
+        pre: &InstancePre<StoreState>,
+    ) -> Result<(Store<StoreState>, Instance), String> {
+        let time = plugin.limits.time.min(Duration::from_secs(10));
+        let env = self.call_env(plugin, CallScope::detached(&self.project), time);
+        let mut store = self.new_store(env);
+        match pre.instantiate_async(&mut store).await {
+            Ok(instance) => Ok((store, instance)),
+            Err(e) => Err(format!("cannot instantiate: {}", trap_message(&e))),
+        }
     }
 
     async fn compile_cached(
@@ -178,6 +241,19 @@ impl PluginHost {
         }
         Ok(component)
     }
+}
+
+/// Refuses a declaration larger than the plugin's output limit: a component cannot
+/// make the host keep (and cache, and send to the model) more than a call could return.
+fn within_limit<T: serde::Serialize>(plugin: &Plugin, what: &str, value: &T) -> Result<(), String> {
+    let size = serde_json::to_vec(value).map_or(usize::MAX, |v| v.len());
+    if size > plugin.limits.output_bytes {
+        return Err(format!(
+            "{what} take {size} bytes, more than its output limit of {} bytes",
+            plugin.limits.output_bytes
+        ));
+    }
+    Ok(())
 }
 
 /// The lookup of an interface the manifest says the component exports.

@@ -1,4 +1,5 @@
-//! What a component says about itself — its tool list and its hook registration —
+//! What a component says about itself — its tool list, hook registration, agents and
+//! skill list —
 //! kept in the artifact cache next to its compiled code, keyed by the component's
 //! SHA-256, so listing a plugin's tools or hooks never needs a compile.
 //!
@@ -12,6 +13,7 @@ use serde::de::DeserializeOwned;
 use crate::bindings::ToolInfo;
 use crate::cache::{ArtifactCache, sha256_hex};
 use crate::hooks::HookRegistration;
+use crate::kinds::{DeclaredAgent, DeclaredSkill};
 use crate::runtime::Plugin;
 
 /// The component's SHA-256: the manifest's when it gives one (verified at load),
@@ -45,6 +47,28 @@ pub(crate) fn hooks(cache: &ArtifactCache, plugin: &Plugin) -> Option<HookRegist
 /// Caches the hook registration of the component with digest `sha`.
 pub(crate) fn put_hooks(cache: &ArtifactCache, sha: &str, registration: &HookRegistration) {
     put(cache, &format!("{sha}.hooks.json"), registration);
+}
+
+/// The cached agent definitions of `plugin`, if any.
+pub(crate) fn agents(cache: &ArtifactCache, plugin: &Plugin) -> Option<Vec<DeclaredAgent>> {
+    let sha = component_sha(plugin)?;
+    get(cache, &format!("{sha}.agents.json"))
+}
+
+/// Caches the agent definitions of the component with digest `sha`.
+pub(crate) fn put_agents(cache: &ArtifactCache, sha: &str, agents: &[DeclaredAgent]) {
+    put(cache, &format!("{sha}.agents.json"), agents);
+}
+
+/// The cached skill list of `plugin`, if any.
+pub(crate) fn skills(cache: &ArtifactCache, plugin: &Plugin) -> Option<Vec<DeclaredSkill>> {
+    let sha = component_sha(plugin)?;
+    get(cache, &format!("{sha}.skills.json"))
+}
+
+/// Caches the skill list of the component with digest `sha`.
+pub(crate) fn put_skills(cache: &ArtifactCache, sha: &str, skills: &[DeclaredSkill]) {
+    put(cache, &format!("{sha}.skills.json"), skills);
 }
 
 fn get<T: DeserializeOwned>(cache: &ArtifactCache, name: &str) -> Option<T> {

@@ -6,15 +6,19 @@
 //! Which skills an agent sees is decided by the `skill` permission rules, by name:
 //! a skill denied to the agent is neither listed nor loadable. Loading asks
 //! through the same rules (an `ask` rule asks the user) before this tool runs.
+//!
+//! A skill a plugin component provides is loaded by calling that component, under
+//! its own grants and limits, within the tool call's scope.
 
 use std::sync::Arc;
 
 use futures_util::future::BoxFuture;
 use serde_json::{Value, json};
 use ward_permission::Ruleset;
-use ward_plugin::CallScope;
+use ward_plugin::{CallScope, PluginHost};
 use ward_provider::ToolSpec;
-use ward_skill::{SkillRegistry, tool_description};
+use ward_skill::content::render_from_plugin;
+use ward_skill::{SkillInfo, SkillRegistry, tool_description};
 
 use crate::tools::{HostTool, ToolSuccess};
 
@@ -22,12 +26,58 @@ use crate::tools::{HostTool, ToolSuccess};
 pub struct SkillTool {
     registry: Arc<SkillRegistry>,
     rules: Arc<Vec<Ruleset>>,
+    plugins: Option<Arc<PluginHost>>,
 }
 
 impl SkillTool {
     /// The tool for `registry`, showing what `rules` do not deny.
     pub fn new(registry: Arc<SkillRegistry>, rules: Arc<Vec<Ruleset>>) -> Self {
-        Self { registry, rules }
+        Self {
+            registry,
+            rules,
+            plugins: None,
+        }
+    }
+
+    /// Loads plugin skills (those with [`SkillInfo::plugin`] set) through `host`.
+    pub fn with_plugins(mut self, host: Arc<PluginHost>) -> Self {
+        self.plugins = Some(host);
+        self
+    }
+
+    /// The `<skill_content>` of plugin skill `skill`, from its component.
+    async fn load_from_plugin(
+        &self,
+        skill: &SkillInfo,
+        plugin: &str,
+        scope: &CallScope,
+    ) -> Result<String, String> {
+        let host = self.plugins.as_ref().ok_or_else(|| {
+            format!(
+                "skill `{}` needs plugin `{plugin}`, which is not loaded",
+                skill.name
+            )
+        })?;
+        let component = host
+            .plugins()
+            .iter()
+            .find(|p| p.name() == plugin)
+            .ok_or_else(|| {
+                format!(
+                    "skill `{}` needs plugin `{plugin}`, which is not loaded",
+                    skill.name
+                )
+            })?;
+        let content = host
+            .load_skill(component, &skill.name, scope.clone())
+            .await
+            .map_err(|e| e.to_string())?;
+        Ok(render_from_plugin(
+            &skill.name,
+            plugin,
+            &content.content,
+            &content.files,
+        ))
     }
 }
 
@@ -57,7 +107,7 @@ impl HostTool for SkillTool {
     fn run<'a>(
         &'a self,
         args: Value,
-        _scope: &'a CallScope,
+        scope: &'a CallScope,
     ) -> BoxFuture<'a, Result<ToolSuccess, String>> {
         Box::pin(async move {
             let name = args
@@ -76,11 +126,20 @@ impl HostTool for SkillTool {
                     }
                 ));
             };
-            let content = self.registry.load(name).map_err(|e| e.to_string())?;
+            let (content, metadata) = match &skill.plugin {
+                Some(plugin) => (
+                    self.load_from_plugin(skill, plugin, scope).await?,
+                    json!({ "name": name, "plugin": plugin }),
+                ),
+                None => (
+                    self.registry.load(name).map_err(|e| e.to_string())?,
+                    json!({ "name": name, "dir": skill.dir }),
+                ),
+            };
             Ok(ToolSuccess {
                 title: format!("Loaded skill: {name}"),
                 output: content,
-                metadata: json!({ "name": name, "dir": skill.dir }),
+                metadata,
             })
         })
     }

@@ -37,28 +37,59 @@ pub(crate) fn render(skill: &SkillInfo) -> Result<String, SkillError> {
             message: e.to_string(),
         })?;
     let body = cap(doc.body.trim_end(), &skill.file);
-
-    let mut out = String::new();
-    // Writing to a String cannot fail.
-    let _ = writeln!(out, "<skill_content name=\"{}\">", escape(&skill.name));
-    let _ = writeln!(out, "# Skill: {}", skill.name);
-    out.push('\n');
-    let _ = writeln!(
-        out,
-        "Base directory for this skill: {}",
+    let origin = format!(
+        "Base directory for this skill: {}\n\
+         Relative paths in this skill (scripts, references, assets) are relative to this base directory.",
         skill.dir.display()
     );
-    out.push_str(
-        "Relative paths in this skill (scripts, references, assets) are relative to this base directory.\n\n",
-    );
-    out.push_str(&body);
-    out.push_str("\n\n");
     let (files, total, complete) = list_files(&skill.dir);
+    Ok(assemble(
+        &skill.name,
+        &origin,
+        &body,
+        &files,
+        total,
+        complete,
+    ))
+}
+
+/// Renders a skill that plugin component `plugin` returned: the same shape, naming
+/// the plugin instead of a base directory (its files are inside the component, not
+/// on disk). The body is capped like a `SKILL.md`; at most [`MAX_FILES`] files are
+/// listed.
+pub fn render_from_plugin(name: &str, plugin: &str, body: &str, files: &[String]) -> String {
+    let body = cap(
+        body.trim_end(),
+        Path::new(&format!("plugin:{plugin}/{name}")),
+    );
+    let origin = format!("This skill is provided by the plugin `{plugin}`.");
+    let listed: Vec<String> = files.iter().take(MAX_FILES).cloned().collect();
+    assemble(name, &origin, &body, &listed, files.len(), true)
+}
+
+/// The `<skill_content>` text: title, where the skill comes from, body, files.
+fn assemble(
+    name: &str,
+    origin: &str,
+    body: &str,
+    files: &[String],
+    total: usize,
+    complete: bool,
+) -> String {
+    let mut out = String::new();
+    // Writing to a String cannot fail.
+    let _ = writeln!(out, "<skill_content name=\"{}\">", escape(name));
+    let _ = writeln!(out, "# Skill: {name}");
+    out.push('\n');
+    out.push_str(origin);
+    out.push_str("\n\n");
+    out.push_str(body);
+    out.push_str("\n\n");
     if files.is_empty() {
         out.push_str("<skill_files>\n(no other files)\n</skill_files>\n");
     } else {
         out.push_str("<skill_files>\n");
-        for file in &files {
+        for file in files {
             out.push_str(file);
             out.push('\n');
         }
@@ -71,7 +102,7 @@ pub(crate) fn render(skill: &SkillInfo) -> Result<String, SkillError> {
         out.push_str("</skill_files>\n");
     }
     out.push_str("</skill_content>");
-    Ok(out)
+    out
 }
 
 /// `body` cut to [`MAX_BODY_BYTES`] at a character boundary, with a marker

@@ -84,6 +84,7 @@ mod tests {
                 scope: Scope::Project,
                 root: PathBuf::from("/s"),
             },
+            plugin: None,
         }
     }
 

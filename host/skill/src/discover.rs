@@ -159,6 +159,7 @@ fn read_skill(source: &SkillSource, dir: &Path, warnings: &mut Vec<Warning>) -> 
         dir: dir.to_path_buf(),
         file,
         source: source.clone(),
+        plugin: None,
     })
 }
 

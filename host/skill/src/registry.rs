@@ -13,7 +13,7 @@ use ward_permission::{Action, Ruleset, evaluate};
 
 use crate::content;
 use crate::discover::{Warning, scan};
-use crate::roots::{SkillRoots, SkillSource};
+use crate::roots::{Scope, SkillRoots, SkillSource};
 
 /// The permission key skills are checked under; the pattern is the skill name.
 pub const PERMISSION: &str = "skill";
@@ -31,6 +31,27 @@ pub struct SkillInfo {
     pub file: PathBuf,
     /// The skills directory it was found under.
     pub source: SkillSource,
+    /// The plugin component providing it; `None` for a `SKILL.md` on disk. A plugin
+    /// skill's `dir` and `file` are `plugin:NAME` placeholders, not paths.
+    pub plugin: Option<String>,
+}
+
+impl SkillInfo {
+    /// A skill that plugin component `plugin` lists.
+    pub fn from_plugin(plugin: &str, name: &str, description: &str) -> Self {
+        let root = PathBuf::from(format!("plugin:{plugin}"));
+        SkillInfo {
+            name: name.to_string(),
+            description: description.split_whitespace().collect::<Vec<_>>().join(" "),
+            dir: root.clone(),
+            file: root.join(name),
+            source: SkillSource {
+                scope: Scope::Plugin,
+                root,
+            },
+            plugin: Some(plugin.to_string()),
+        }
+    }
 }
 
 /// A skill could not be loaded.
@@ -123,6 +144,40 @@ impl SkillRegistry {
         SkillRegistry {
             skills: by_name.into_values().collect(),
         }
+    }
+
+    /// Adds skills from plugin components below the ones on disk: a skill directory
+    /// with the same name wins, so a user can always replace a plugin's skill. A
+    /// plugin skill with a bad name, no description, or a name another plugin
+    /// already took is skipped with a warning naming the plugin.
+    pub fn add_plugin_skills(&mut self, skills: Vec<SkillInfo>) -> Vec<Warning> {
+        let mut warnings = Vec::new();
+        let mut from_plugins: BTreeMap<String, SkillInfo> = BTreeMap::new();
+        for skill in skills {
+            let problem = if let Err(e) = crate::discover::check_name(&skill.name) {
+                Some(e)
+            } else if skill.description.is_empty() {
+                Some("it has no description, which the model needs to choose it".to_string())
+            } else if from_plugins.contains_key(&skill.name) {
+                Some("another plugin already provides it".to_string())
+            } else {
+                None
+            };
+            if let Some(problem) = problem {
+                warnings.push(Warning {
+                    file: skill.dir.clone(),
+                    line: None,
+                    column: None,
+                    message: format!("skill `{}`: {problem}; the skill is ignored", skill.name),
+                });
+                continue;
+            }
+            from_plugins.insert(skill.name.clone(), skill);
+        }
+        let mut by_name: BTreeMap<String, SkillInfo> = from_plugins;
+        by_name.extend(self.skills.drain(..).map(|s| (s.name.clone(), s)));
+        self.skills = by_name.into_values().collect();
+        warnings
     }
 
     /// The skill called `name`.

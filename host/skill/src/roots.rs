@@ -37,15 +37,18 @@ pub enum Scope {
     Global,
     /// A directory inside the project (`.claude/skills`, `.ward/skills`, …).
     Project,
+    /// A plugin component exporting the `skill` interface.
+    Plugin,
 }
 
 impl Scope {
-    /// `user`, `global` or `project`.
+    /// `user`, `global`, `project` or `plugin`.
     pub fn as_str(self) -> &'static str {
         match self {
             Scope::User => "user",
             Scope::Global => "global",
             Scope::Project => "project",
+            Scope::Plugin => "plugin",
         }
     }
 }

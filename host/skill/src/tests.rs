@@ -450,3 +450,43 @@ fn symlinked_skill_directories_are_followed() {
     let info = registry.get("linked").expect("found through the link");
     assert_eq!(info.dir, root.join("linked"));
 }
+
+#[test]
+fn plugin_skills_sit_below_disk_skills_and_are_checked() {
+    let fx = Fixture::new();
+    fx.write(
+        &fx.project(),
+        ".claude/skills/code-review/SKILL.md",
+        &skill_md("code-review", "Mine"),
+    );
+    let (mut registry, _) = fx.discover();
+    let warnings = registry.add_plugin_skills(vec![
+        crate::SkillInfo::from_plugin("guides", "code-review", "The plugin's"),
+        crate::SkillInfo::from_plugin("guides", "ward-plugins", "Writing\n  plugins"),
+        crate::SkillInfo::from_plugin("other", "ward-plugins", "Again"),
+        crate::SkillInfo::from_plugin("other", "Bad Name", "x"),
+        crate::SkillInfo::from_plugin("other", "quiet", ""),
+    ]);
+    let warnings: Vec<String> = warnings.iter().map(ToString::to_string).collect();
+    assert_eq!(warnings.len(), 3, "{warnings:?}");
+    assert!(warnings[0].starts_with("plugin:other: skill `ward-plugins`: another plugin"));
+    assert!(warnings[1].contains("skill `Bad Name`: 'B' is not allowed"));
+    assert!(warnings[2].contains("skill `quiet`: it has no description"));
+    // The skill on disk wins over the plugin's of the same name.
+    let review = registry.get("code-review").expect("code-review");
+    assert_eq!(
+        (review.description.as_str(), review.plugin.as_deref()),
+        ("Mine", None)
+    );
+    let guide = registry.get("ward-plugins").expect("ward-plugins");
+    assert_eq!(guide.plugin.as_deref(), Some("guides"));
+    assert_eq!(guide.description, "Writing plugins");
+    assert_eq!(guide.source.scope, Scope::Plugin);
+    let text =
+        crate::content::render_from_plugin("ward-plugins", "guides", "Body", &["a.md".to_string()]);
+    assert!(text.contains("provided by the plugin `guides`"), "{text}");
+    assert!(
+        text.contains("Body\n\n<skill_files>\na.md\n</skill_files>"),
+        "{text}"
+    );
+}

@@ -25,8 +25,9 @@
 //! ```
 //!
 //! A hook plugin implements [`hooks::Hooks`] — every hook has a default that changes
-//! nothing — and [`export_hooks!`] exports it as the `ward:plugin/hooks` interface. One
-//! component may export both tools and hooks.
+//! nothing — and [`export_hooks!`] exports it as the `ward:plugin/hooks` interface. An
+//! agent plugin implements [`agents::Agents`] ([`export_agents!`]), a skill plugin
+//! [`skills::Skills`] ([`export_skills!`]). One component may export several kinds.
 
 /// Raw bindings generated from `wit/ward-plugin.wit` (world `tool-plugin`).
 #[allow(missing_docs, clippy::all)]
@@ -58,8 +59,44 @@ pub mod hook_bindings {
     });
 }
 
+/// Raw bindings for the `agent-plugin` world, sharing the types and host imports of
+/// [`bindings`].
+#[allow(missing_docs, clippy::all)]
+pub mod agent_bindings {
+    wit_bindgen::generate!({
+        path: "../../wit",
+        world: "agent-plugin",
+        with: {
+            "ward:plugin/types@0.1.0": crate::bindings::ward::plugin::types,
+            "ward:plugin/host@0.1.0": crate::bindings::ward::plugin::host,
+        },
+        pub_export_macro: true,
+        export_macro_name: "__export_agent_plugin",
+        default_bindings_module: "ward_sdk::agent_bindings",
+    });
+}
+
+/// Raw bindings for the `skill-plugin` world, sharing the types and host imports of
+/// [`bindings`].
+#[allow(missing_docs, clippy::all)]
+pub mod skill_bindings {
+    wit_bindgen::generate!({
+        path: "../../wit",
+        world: "skill-plugin",
+        with: {
+            "ward:plugin/types@0.1.0": crate::bindings::ward::plugin::types,
+            "ward:plugin/host@0.1.0": crate::bindings::ward::plugin::host,
+        },
+        pub_export_macro: true,
+        export_macro_name: "__export_skill_plugin",
+        default_bindings_module: "ward_sdk::skill_bindings",
+    });
+}
+
+pub mod agents;
 pub mod hooks;
 mod host_api;
+pub mod skills;
 mod tool;
 
 pub use bindings::ward::plugin::types::{

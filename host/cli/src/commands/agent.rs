@@ -21,9 +21,9 @@ pub enum AgentCommand {
 }
 
 /// Runs the subcommand.
-pub fn run(command: AgentCommand) -> Result<ExitCode> {
+pub async fn run(command: AgentCommand) -> Result<ExitCode> {
     let AgentCommand::List { all } = command;
-    let ws = Workspace::open(&std::env::current_dir()?)?;
+    let ws = Workspace::open(&std::env::current_dir()?).await?;
     ws.warn_discovery_errors();
     let default = ws.agents.default_agent().name.clone();
     for agent in ws.agents.list().filter(|a| all || !a.hidden) {
@@ -36,6 +36,7 @@ pub fn run(command: AgentCommand) -> Result<ExitCode> {
             AgentSource::Builtin => "built-in".to_string(),
             AgentSource::Config => "ward.toml".to_string(),
             AgentSource::Markdown { path } => path.display().to_string(),
+            AgentSource::Component { plugin } => format!("plugin {plugin}"),
         };
         let mut notes = Vec::new();
         if agent.name == default {

@@ -17,9 +17,9 @@ pub enum CommandCommand {
 }
 
 /// Runs the subcommand.
-pub fn run(command: CommandCommand) -> Result<ExitCode> {
+pub async fn run(command: CommandCommand) -> Result<ExitCode> {
     let CommandCommand::List = command;
-    let ws = Workspace::open(&std::env::current_dir()?)?;
+    let ws = Workspace::open(&std::env::current_dir()?).await?;
     ws.warn_discovery_errors();
     for c in ws.commands.list() {
         let source = match &c.source {

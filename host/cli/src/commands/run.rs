@@ -94,7 +94,7 @@ impl CliLoop {
     /// agent or a model, those are used unless `args` chose otherwise.
     pub async fn open(args: &LoopArgs, first: Option<&str>) -> Result<CliLoop> {
         let cwd = std::env::current_dir()?;
-        let ws = Workspace::open(&cwd)?;
+        let ws = Workspace::open(&cwd).await?;
         ws.warn_discovery_errors();
         let command = first
             .and_then(|p| ws.commands.resolve(p))

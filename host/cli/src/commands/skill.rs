@@ -11,14 +11,15 @@ use crate::setup::Workspace;
 /// `ward skill …`
 #[derive(Subcommand)]
 pub enum SkillCommand {
-    /// List the skills found in the user's and the project's skill directories.
+    /// List the skills found in the user's and the project's skill directories and
+    /// those plugin components provide.
     List,
 }
 
 /// Runs the subcommand.
-pub fn run(command: SkillCommand) -> Result<ExitCode> {
+pub async fn run(command: SkillCommand) -> Result<ExitCode> {
     let SkillCommand::List = command;
-    let ws = Workspace::open(&std::env::current_dir()?)?;
+    let ws = Workspace::open(&std::env::current_dir()?).await?;
     ws.warn_discovery_errors();
     let visible: Vec<&str> = ws
         .skills
@@ -36,11 +37,14 @@ pub fn run(command: SkillCommand) -> Result<ExitCode> {
             "  (denied by the permission rules)"
         };
         println!("{}  {}{state}", skill.name, skill.description);
-        println!(
-            "    {} ({})",
-            skill.file.display(),
-            skill.source.scope.as_str()
-        );
+        match &skill.plugin {
+            Some(plugin) => println!("    plugin {plugin}"),
+            None => println!(
+                "    {} ({})",
+                skill.file.display(),
+                skill.source.scope.as_str()
+            ),
+        }
     }
     Ok(ExitCode::SUCCESS)
 }

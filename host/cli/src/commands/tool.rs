@@ -37,7 +37,7 @@ pub enum ToolCommand {
 /// Runs the subcommand.
 pub async fn run(command: ToolCommand) -> Result<ExitCode> {
     let cwd = std::env::current_dir()?;
-    let ws = Workspace::open(&cwd)?;
+    let ws = Workspace::open(&cwd).await?;
     ws.warn_discovery_errors();
     match command {
         ToolCommand::List => {

@@ -65,7 +65,7 @@ pub async fn run(command: PluginCommand) -> Result<ExitCode> {
 
 async fn list() -> Result<ExitCode> {
     let cwd = std::env::current_dir()?;
-    let ws = Workspace::open(&cwd)?;
+    let ws = Workspace::open(&cwd).await?;
     for p in ws.host.plugins() {
         let m = &p.source.manifest;
         let kinds: Vec<String> = m
