@@ -146,3 +146,30 @@ pub fn verify_files(
     }
     Ok(())
 }
+
+/// Reads the `plugin.toml` of the tar.gz `bytes` without unpacking anything else;
+/// `label` names the archive in errors.
+pub fn manifest_of(bytes: &[u8], label: &str) -> Result<Manifest, MarketError> {
+    let refuse = |message: String| MarketError::Package {
+        package: label.to_owned(),
+        message,
+    };
+    let mut archive = tar::Archive::new(GzDecoder::new(bytes));
+    let entries = archive
+        .entries()
+        .map_err(|e| refuse(format!("not a readable tar.gz archive: {e}")))?;
+    for entry in entries {
+        let mut entry = entry.map_err(|e| refuse(format!("not a readable tar.gz archive: {e}")))?;
+        if entry.path_bytes().as_ref() != b"plugin.toml" {
+            continue;
+        }
+        let mut text = String::new();
+        (&mut entry)
+            .take(1 << 20)
+            .read_to_string(&mut text)
+            .map_err(|e| refuse(format!("cannot read plugin.toml: {e}")))?;
+        let shown = std::path::PathBuf::from(format!("{label}/plugin.toml"));
+        return Ok(ward_config::parse_manifest(&shown, &text)?);
+    }
+    Err(refuse("it has no plugin.toml".to_owned()))
+}

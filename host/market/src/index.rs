@@ -33,6 +33,9 @@ use ward_config::{Grant, Kind};
 
 use crate::digest::is_sha256;
 
+/// Semantic versions, as index entries are compared.
+pub use semver::Version;
+
 /// The index format this Ward reads and writes.
 pub const FORMAT: u32 = 1;
 

@@ -7,6 +7,7 @@
 //! - [`pack`](mod@pack): `ward plugin pack` — a `NAME-VERSION.wardpkg` (tar.gz) whose
 //!   `plugin.toml` lists the sha256 of every other file in `[files]`.
 //! - [`index`]: the JSON index format and its validation.
+//! - [`publish`]: adding packed archives to a local index file.
 //! - [`source`]: where indexes and archives come from, and fetching them.
 //! - [`sign`]: ed25519 signatures over an archive's digest.
 //! - [`archive`]: unpacking an archive safely into a staging directory.
@@ -27,6 +28,7 @@ pub mod index;
 pub mod install;
 pub mod lock;
 pub mod pack;
+pub mod publish;
 pub mod sign;
 pub mod source;
 pub mod words;
@@ -36,6 +38,7 @@ pub use index::{Index, IndexPlugin, IndexVersion};
 pub use install::{Candidate, Found, Market, Staged, check_free, remove};
 pub use lock::{LOCK_FILE, Lock, LockEntry};
 pub use pack::{Packed, pack};
+pub use publish::add_to_index;
 pub use source::{Location, Source};
 pub use words::{Requested, covers, describe, requested};
 

@@ -42,7 +42,7 @@ pub struct Lock {
     /// The lock format (1).
     pub version: u32,
     /// Installed plugins, by name.
-    #[serde(default, rename = "plugin")]
+    #[serde(default, rename = "plugin", skip_serializing_if = "Vec::is_empty")]
     pub plugins: Vec<LockEntry>,
 }
 
