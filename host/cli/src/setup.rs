@@ -1,6 +1,7 @@
 //! Turning the current directory into a working Ward: configuration, data directory,
 //! discovered plugins, the plugin host and the permission layers.
 
+use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
@@ -154,8 +155,10 @@ impl Workspace {
         let config = ward_config::load(cwd)?;
         let rules = Arc::new(rules(&config)?);
         let data_dir = data_dir()?;
-        let Discovered { plugins, errors } =
-            discover(crate::builtins::BUILTINS, &search_path(&config));
+        let Discovered {
+            plugins,
+            mut errors,
+        } = discover(crate::builtins::BUILTINS, &search_path(&config));
         let options = HostOptions {
             project: config.project_root.clone(),
             // WARD_CACHE_DIR lets several data directories share one compiled cache
@@ -166,18 +169,7 @@ impl Workspace {
                     .unwrap_or_else(|| data_dir.join("cache/components")),
             ),
             audit_log: Some(data_dir.join("audit.log")),
-            grants: config
-                .config
-                .plugins
-                .iter()
-                .filter_map(|(name, p)| {
-                    let grants = p.grant.as_ref()?;
-                    Some((
-                        name.clone(),
-                        grants.iter().map(ToString::to_string).collect(),
-                    ))
-                })
-                .collect(),
+            grants: grants(&config, &mut errors),
             disabled: config
                 .config
                 .plugins
@@ -275,6 +267,33 @@ pub fn rules(config: &LoadedConfig) -> Result<Vec<Ruleset>> {
     let configured = Ruleset::from_toml("ward.toml", &config.config.permission)
         .context("in the [permission] table")?;
     Ok(vec![ward_permission::defaults(), configured])
+}
+
+/// Grants per plugin: `[plugins.NAME] grant` from config, else the grants recorded in
+/// `ward.lock` by `ward plugin install/grant`. An unreadable lock grants nothing and is
+/// reported in `errors`.
+fn grants(config: &LoadedConfig, errors: &mut Vec<String>) -> BTreeMap<String, Vec<String>> {
+    let mut grants: BTreeMap<String, Vec<String>> = config
+        .config
+        .plugins
+        .iter()
+        .filter_map(|(name, p)| {
+            let grants = p.grant.as_ref()?;
+            Some((
+                name.clone(),
+                grants.iter().map(ToString::to_string).collect(),
+            ))
+        })
+        .collect();
+    match ward_market::Lock::load(&config.project_root) {
+        Ok(lock) => {
+            for (name, locked) in lock.grants() {
+                grants.entry(name).or_insert(locked);
+            }
+        }
+        Err(e) => errors.push(format!("{e} (its grants are ignored)")),
+    }
+    grants
 }
 
 fn search_path(config: &LoadedConfig) -> Vec<(Origin, PathBuf)> {

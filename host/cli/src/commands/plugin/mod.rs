@@ -2,6 +2,7 @@
 //! it was granted, and whether it works; `new` scaffolds one; `build` compiles one.
 
 mod build;
+mod market;
 mod scaffold;
 
 use std::process::ExitCode;
@@ -29,6 +30,9 @@ pub enum PluginCommand {
         /// The plugin directory.
         dir: Option<std::path::PathBuf>,
     },
+    /// Marketplace: pack, index, search, install, update, remove, grant, revoke.
+    #[command(flatten)]
+    Market(market::MarketCommand),
 }
 
 /// Languages `ward plugin new` can scaffold.
@@ -42,6 +46,7 @@ pub enum Lang {
 pub async fn run(command: PluginCommand) -> Result<ExitCode> {
     match command {
         PluginCommand::List => list().await,
+        PluginCommand::Market(command) => market::run(command).await,
         PluginCommand::New {
             lang: Lang::Rust,
             name,
