@@ -5,6 +5,7 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
 use std::sync::atomic::{AtomicU32, Ordering};
 
+pub mod files_http;
 pub mod harness;
 pub mod http;
 pub mod llm;
