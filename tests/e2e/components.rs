@@ -212,3 +212,57 @@ async fn a_hostile_agent_and_skill_component_gets_nothing_it_was_not_given() {
     let crash = &results[1];
     assert!(crash.contains("plugin `agent-hostile` crashed"), "{crash}");
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn subtask_commands_run_in_a_child_session_of_their_subagent() {
+    let p = Project::new("subtask-commands");
+    p.write(
+        ".ward/commands/scan.md",
+        "---\ndescription: scan the tree\nagent: explore\n---\nScan for $ARGUMENTS.\n",
+    );
+    let llm = ScriptedLlm::start(vec![
+        Turn::text("FINDING: lib.rs:1: bug: off by one"),
+        Turn::text("The review found one bug."),
+        Turn::text("SCANNED: two TODOs"),
+        Turn::text("The scan found two TODOs."),
+    ])
+    .await;
+    llm.configure(&p, "openai-compatible");
+
+    // The built-in `/review` is a subtask in the `reviewer` component's agent.
+    let run = p.run_async(&["run", "/review HEAD~1"], "").await;
+    assert!(run.expect_ok().contains("The review found one bug."));
+    let requests = llm.requests();
+    let child = &requests[0].body;
+    assert!(
+        system(child).contains("You are a code reviewer"),
+        "{}",
+        system(child)
+    );
+    let task = child["messages"].to_string();
+    assert!(task.contains("What to review: HEAD~1"), "{task}");
+    let parent = requests[1].body["messages"].to_string();
+    assert!(parent.contains("/review HEAD~1"), "{parent}");
+    assert!(
+        parent.contains("FINDING: lib.rs:1: bug: off by one")
+            && parent.contains("Summarize the task tool output above"),
+        "{parent}"
+    );
+    assert!(
+        !system(&requests[1].body).contains("You are a code reviewer"),
+        "the session itself keeps its agent"
+    );
+
+    // A command whose agent is a subagent runs as a subtask too.
+    let run = p.run_async(&["run", "/scan TODO"], "").await;
+    assert!(run.expect_ok().contains("The scan found two TODOs."));
+    let requests = llm.requests();
+    let child = requests[2].body.to_string();
+    assert!(child.contains("Scan for TODO."), "{child}");
+    assert!(system(&requests[2].body).to_lowercase().contains("explor"));
+    assert!(
+        requests[3].body["messages"]
+            .to_string()
+            .contains("SCANNED: two TODOs")
+    );
+}

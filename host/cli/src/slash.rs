@@ -3,7 +3,9 @@
 //! substituted, `` !`cmd` `` replaced by the command's output (run through the `bash`
 //! tool, so the permission rules and hooks apply as for the model's own calls) — and
 //! each `@file` it references read through the `read` tool and attached to the
-//! message.
+//! message. A subtask command (`subtask: true`, or one whose agent is a subagent) runs
+//! in a child session through the `task` tool, as OpenCode does; the session then gets
+//! the child's report and carries on.
 
 use serde_json::json;
 use ward_command::{BoxFuture, CommandRegistry};
@@ -16,7 +18,22 @@ pub struct Expansion {
     pub text: String,
     /// The referenced files' contents, attached as synthetic parts.
     pub context: Vec<String>,
+    /// Set when the command runs as a subtask.
+    pub subtask: Option<Subtask>,
 }
+
+/// A command to run in a child session.
+pub struct Subtask {
+    /// The subagent that runs it.
+    pub agent: String,
+    /// The task's short description.
+    pub description: String,
+    /// What the user typed.
+    pub typed: String,
+}
+
+/// The subagent a subtask runs in when its command names none that exists.
+const FALLBACK_SUBAGENT: &str = "general";
 
 /// The commands a session can run, and the agent names an `@` may mean instead of
 /// a file.
@@ -38,6 +55,17 @@ pub async fn expand(
 ) -> Option<Expansion> {
     let (command, invocation) = commands.registry.resolve(input)?;
     let name = command.name.clone();
+    let subagent = command
+        .agent
+        .as_ref()
+        .filter(|a| commands.subagents.contains(a));
+    let subtask = (command.subtask || subagent.is_some()).then(|| Subtask {
+        agent: subagent
+            .map_or(FALLBACK_SUBAGENT, String::as_str)
+            .to_string(),
+        description: format!("/{name}"),
+        typed: input.trim().to_string(),
+    });
     let shell = |cmd: String| -> BoxFuture<'_, Result<String, String>> {
         let description = format!("/{name} template");
         Box::pin(async move {
@@ -61,6 +89,7 @@ pub async fn expand(
     Some(Expansion {
         text: expanded.text,
         context,
+        subtask,
     })
 }
 
@@ -74,12 +103,49 @@ pub async fn prompt(
     input: &str,
 ) -> Result<ward_store::AssistantMessage, ward_session::LoopError> {
     match expand(runner, commands, session, input).await {
+        Some(Expansion {
+            text,
+            context,
+            subtask: Some(task),
+        }) => run_subtask(runner, session, task, text, context).await,
         Some(e) => runner.prompt_with(session, &e.text, e.context).await,
         None => {
             let context = mentioned(runner, commands, session, input).await;
             runner.prompt_with(session, input, context).await
         }
     }
+}
+
+/// Runs an expanded subtask command in a child session through the `task` tool (so
+/// the session's rules for `task` apply), then gives the session what the user typed
+/// with the child's report.
+async fn run_subtask(
+    runner: &Runner,
+    session: &Session,
+    task: Subtask,
+    text: String,
+    context: Vec<String>,
+) -> Result<ward_store::AssistantMessage, ward_session::LoopError> {
+    let mut prompt = text;
+    for attached in &context {
+        prompt.push_str("\n\n");
+        prompt.push_str(attached);
+    }
+    let args = json!({
+        "description": task.description,
+        "prompt": prompt,
+        "subagent_type": task.agent,
+    });
+    let report = match runner.run_tool(session, "task", &args).await {
+        Ok(out) => out.output,
+        Err(e) => format!("The subtask could not run: {e}"),
+    };
+    let note = format!(
+        "The `{}` subagent ran {} as a subtask:\n{report}\n\n\
+         Summarize the task tool output above and continue with your task.",
+        task.agent, task.description
+    );
+    runner.prompt_with(session, &task.typed, vec![note]).await
 }
 
 /// What the `@` mentions of a typed prompt add to it.

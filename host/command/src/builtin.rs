@@ -10,13 +10,17 @@ pub const INIT: &str = "init";
 /// The name of the built-in that reviews changes.
 pub const REVIEW: &str = "review";
 
+/// The subagent `review` prefers.
+pub const REVIEWER: &str = "reviewer";
+
 const INIT_TEMPLATE: &str = include_str!("prompt/init.txt");
 const REVIEW_TEMPLATE: &str = include_str!("prompt/review.txt");
 
 /// The built-in commands, in name order.
 ///
-/// `review` is a subtask (it runs in a child session, as in OpenCode) with no
-/// agent of its own: the caller picks the subagent. Neither template uses
+/// `review` is a subtask (it runs in a child session, as in OpenCode) in the
+/// `reviewer` subagent, which the built-in reviewer component defines; when that
+/// plugin is switched off the subtask runs in `general`. Neither template uses
 /// `` !`cmd` ``; they ask the agent to run what it needs through its tools.
 pub fn all() -> Vec<CommandInfo> {
     vec![
@@ -34,7 +38,7 @@ pub fn all() -> Vec<CommandInfo> {
             description: Some(
                 "review changes [commit|branch|pr], defaults to uncommitted".to_string(),
             ),
-            agent: None,
+            agent: Some(REVIEWER.to_string()),
             model: None,
             subtask: true,
             template: REVIEW_TEMPLATE.to_string(),

@@ -91,6 +91,11 @@ impl CommandRegistry {
             let Some(agent) = &command.agent else {
                 continue;
             };
+            // A built-in's agent comes from a plugin that may be switched off; the
+            // command then falls back to another agent, which is no mistake of the user's.
+            if command.source == CommandSource::Builtin {
+                continue;
+            }
             if known_agents.contains(&agent.as_str()) {
                 continue;
             }

@@ -90,8 +90,8 @@ pub struct CliLoop {
 
 impl CliLoop {
     /// Loads the workspace, the model, the store (recovering it), the session and the
-    /// tools. When `first` (the prompt about to be sent) runs a command naming an
-    /// agent or a model, those are used unless `args` chose otherwise.
+    /// tools. When `first` (the prompt about to be sent) runs a command naming a
+    /// primary agent or a model, those are used unless `args` chose otherwise.
     pub async fn open(args: &LoopArgs, first: Option<&str>) -> Result<CliLoop> {
         let cwd = std::env::current_dir()?;
         let ws = Workspace::open(&cwd).await?;
@@ -99,10 +99,13 @@ impl CliLoop {
         let command = first
             .and_then(|p| ws.commands.resolve(p))
             .map(|(c, _)| c.clone());
-        let wanted = args
-            .agent
-            .as_deref()
-            .or(command.as_ref().and_then(|c| c.agent.as_deref()));
+        // A subtask command's agent runs the child session, not this one.
+        let command_agent = command
+            .as_ref()
+            .filter(|c| !c.subtask)
+            .and_then(|c| c.agent.as_deref())
+            .filter(|name| ws.agents.get(name).is_some_and(|a| a.is_primary()));
+        let wanted = args.agent.as_deref().or(command_agent);
         let agent = ws.primary_agent(wanted)?.clone();
         let rules = ws.rules_for(&agent);
         let choice = args
