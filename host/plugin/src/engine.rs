@@ -49,7 +49,7 @@ impl SharedEngine {
             .total_tables(MAX_CONCURRENT_INSTANCES * 4)
             .total_stacks(MAX_CONCURRENT_INSTANCES)
             .max_memory_size(MAX_MEMORY_BYTES)
-            .max_core_instances_per_component(16)
+            .max_core_instances_per_component(32)
             .max_memories_per_component(4)
             .max_tables_per_component(16)
             // Return freed slots' pages to the kernel in batches: one madvise for many
