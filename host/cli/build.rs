@@ -32,9 +32,61 @@ fn main() {
         );
     }
     code.push_str("];\n");
+    // Composed into every Python plugin by `ward plugin build` (see its `wit/world.wit`).
+    let deny = match std::env::var_os("WARD_SKIP_PLUGINS") {
+        Some(_) => "&[]".to_string(),
+        None => match build_sockets_deny(&root, &target_dir) {
+            Ok(wasm) => format!("include_bytes!({:?})", wasm.display().to_string()),
+            Err(e) => {
+                eprintln!("error: {e}");
+                std::process::exit(1);
+            }
+        },
+    };
+    let _ = writeln!(
+        code,
+        "/// The component that refuses `wasi:sockets` inside Python plugins.\npub static SOCKETS_DENY: &[u8] = {deny};"
+    );
     let out = PathBuf::from(std::env::var("OUT_DIR").unwrap_or_default()).join("builtins.rs");
     if let Err(e) = std::fs::write(&out, code) {
         eprintln!("error: cannot write {}: {e}", out.display());
         std::process::exit(1);
     }
+}
+
+/// Builds `sdk/python/sockets-deny` (its own workspace) and returns its component.
+fn build_sockets_deny(
+    root: &std::path::Path,
+    target_dir: &std::path::Path,
+) -> Result<PathBuf, String> {
+    let dir = root.join("sdk/python/sockets-deny");
+    println!("cargo:rerun-if-changed={}", dir.display());
+    let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".to_string());
+    let mut cmd = std::process::Command::new(cargo);
+    cmd.args([
+        "build",
+        "--release",
+        "--target",
+        "wasm32-wasip2",
+        "--manifest-path",
+    ])
+    .arg(dir.join("Cargo.toml"))
+    .arg("--target-dir")
+    .arg(target_dir);
+    for var in [
+        "CARGO_ENCODED_RUSTFLAGS",
+        "RUSTFLAGS",
+        "CARGO_TARGET_DIR",
+        "CARGO_BUILD_TARGET",
+        "RUSTC_WORKSPACE_WRAPPER",
+        "CARGO_PRIMARY_PACKAGE",
+    ] {
+        cmd.env_remove(var);
+    }
+    match cmd.status() {
+        Ok(s) if s.success() => {}
+        Ok(s) => return Err(format!("building {} failed ({s})", dir.display())),
+        Err(e) => return Err(format!("cannot run cargo to build {}: {e}", dir.display())),
+    }
+    Ok(target_dir.join("wasm32-wasip2/release/ward_sockets_deny.wasm"))
 }
