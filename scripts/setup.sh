@@ -6,3 +6,25 @@ if ! rustup target list --installed 2>/dev/null | grep -qx wasm32-wasip2; then
     echo "installing the wasm32-wasip2 target" >&2
     rustup target add wasm32-wasip2
 fi
+
+# The JavaScript and Python plugin toolchains, pinned, installed inside the repository
+# (where `ward plugin build` finds them for the examples and tests): componentize-js
+# from sdk/js/package-lock.json, componentize-py from sdk/python/requirements.txt.
+# Each is skipped when what is installed already matches.
+cd "$(dirname "$0")/.."
+js_stamp=sdk/js/node_modules/.ward-lock.sha256
+js_want=$(sha256sum sdk/js/package-lock.json | cut -d' ' -f1)
+if [ "$(cat "$js_stamp" 2>/dev/null)" != "$js_want" ]; then
+    echo "installing componentize-js (sdk/js)" >&2
+    # Not `npm ci`: some optional platform packages in the lock (other systems' binaries)
+    # name versions the registry never published, which `npm ci` refuses outright;
+    # `npm install --no-save` installs the locked versions and leaves the lock alone.
+    (cd sdk/js && npm install --no-save --no-audit --no-fund --loglevel=error)
+    echo "$js_want" > "$js_stamp"
+fi
+py_want=$(sed -n 's/^componentize-py==//p' sdk/python/requirements.txt)
+if [ "$(sdk/python/.venv/bin/componentize-py --version 2>/dev/null)" != "componentize-py $py_want" ]; then
+    echo "installing componentize-py (sdk/python/.venv)" >&2
+    python3 -m venv sdk/python/.venv
+    sdk/python/.venv/bin/pip install --quiet --disable-pip-version-check -r sdk/python/requirements.txt
+fi

@@ -40,6 +40,10 @@ pub enum PluginCommand {
 pub enum Lang {
     /// Rust, with the `ward-sdk` crate.
     Rust,
+    /// JavaScript, built with componentize-js.
+    Js,
+    /// Python, built with componentize-py.
+    Python,
 }
 
 /// Runs the subcommand.
@@ -47,12 +51,25 @@ pub async fn run(command: PluginCommand) -> Result<ExitCode> {
     match command {
         PluginCommand::List => list().await,
         PluginCommand::Market(command) => market::run(command).await,
-        PluginCommand::New {
-            lang: Lang::Rust,
-            name,
-        } => {
-            let dir = scaffold::new_rust(&std::env::current_dir()?, &name)?;
+        PluginCommand::New { lang, name } => {
+            let parent = std::env::current_dir()?;
+            let dir = match lang {
+                Lang::Rust => scaffold::new_rust(&parent, &name)?,
+                Lang::Js => scaffold::new_js(&parent, &name)?,
+                Lang::Python => scaffold::new_python(&parent, &name)?,
+            };
             println!("created {}", dir.display());
+            match lang {
+                Lang::Rust => {}
+                Lang::Js => println!(
+                    "install its build tool with: (cd {} && npm install)",
+                    dir.display()
+                ),
+                Lang::Python => println!(
+                    "install its build tool with: pip install -r {}",
+                    dir.join("requirements.txt").display()
+                ),
+            }
             println!("build it with: ward plugin build {}", dir.display());
             Ok(ExitCode::SUCCESS)
         }

@@ -1,8 +1,10 @@
-//! `ward plugin new --lang rust NAME`: a plugin directory that builds and loads as it is.
+//! `ward plugin new --lang rust|js|python NAME`: a plugin directory that builds and
+//! loads as it is.
 //!
-//! The SDK and the WIT contract are written into the new directory (`vendor/`) from
-//! copies compiled into this binary, so the scaffold builds offline and always matches
-//! the API version of the Ward that made it.
+//! The WIT contract (and for Rust the SDK, in `vendor/`) is written into the new
+//! directory from copies compiled into this binary, so the scaffold always matches the
+//! API version of the Ward that made it. JavaScript and Python plugins get the SDK
+//! helper from `ward plugin build`, and pin their componentize tool.
 
 use std::path::{Path, PathBuf};
 
@@ -28,8 +30,8 @@ serde_json = "1"
 schemars = "1"
 "#;
 
-/// Creates plugin `name` under `parent`, returning its directory.
-pub fn new_rust(parent: &Path, name: &str) -> Result<PathBuf> {
+/// The directory for plugin `name` under `parent`, once the name is checked.
+fn plugin_dir(parent: &Path, name: &str) -> Result<PathBuf> {
     if name.is_empty()
         || !name
             .chars()
@@ -42,11 +44,32 @@ pub fn new_rust(parent: &Path, name: &str) -> Result<PathBuf> {
     if dir.exists() {
         bail!("{} already exists", dir.display());
     }
+    Ok(dir)
+}
+
+/// Writes `files` (relative path, text) under `dir`.
+fn write_files(dir: &Path, files: Vec<(&str, String)>) -> Result<()> {
+    for (rel, text) in files {
+        let path = dir.join(rel);
+        if let Some(p) = path.parent() {
+            std::fs::create_dir_all(p).with_context(|| format!("creating {}", p.display()))?;
+        }
+        std::fs::write(&path, text).with_context(|| format!("writing {}", path.display()))?;
+    }
+    Ok(())
+}
+
+/// Creates plugin `name` under `parent`, returning its directory.
+pub fn new_rust(parent: &Path, name: &str) -> Result<PathBuf> {
+    let dir = plugin_dir(parent, name)?;
     let crate_name = name.replace('-', "_");
     let tool_name = crate_name.clone();
     let files: Vec<(&str, String)> = vec![
         ("Cargo.toml", cargo_toml(name)),
-        ("plugin.toml", plugin_toml(name, &crate_name)),
+        (
+            "plugin.toml",
+            plugin_toml(name, &format!("{crate_name}.wasm"), 64),
+        ),
         ("src/lib.rs", lib_rs(&tool_name)),
         (".gitignore", "target/\n".to_string()),
         ("vendor/sdk/rust/Cargo.toml", SDK_MANIFEST.to_string()),
@@ -56,14 +79,96 @@ pub fn new_rust(parent: &Path, name: &str) -> Result<PathBuf> {
         ("vendor/sdk/rust/src/hooks.rs", SDK_HOOKS.to_string()),
         ("vendor/wit/ward-plugin.wit", WIT.to_string()),
     ];
-    for (rel, text) in files {
-        let path = dir.join(rel);
-        if let Some(p) = path.parent() {
-            std::fs::create_dir_all(p).with_context(|| format!("creating {}", p.display()))?;
-        }
-        std::fs::write(&path, text).with_context(|| format!("writing {}", path.display()))?;
-    }
+    write_files(&dir, files)?;
     Ok(dir)
+}
+
+/// Creates JavaScript plugin `name` under `parent`, returning its directory.
+pub fn new_js(parent: &Path, name: &str) -> Result<PathBuf> {
+    let dir = plugin_dir(parent, name)?;
+    let tool = name.replace('-', "_");
+    let files: Vec<(&str, String)> = vec![
+        ("plugin.toml", plugin_toml(name, "tool.wasm", 128)),
+        ("tool.js", tool_js(&tool)),
+        ("package.json", package_json(name)),
+        (".gitignore", "node_modules/\n".to_string()),
+        ("wit/ward-plugin.wit", WIT.to_string()),
+    ];
+    write_files(&dir, files)?;
+    Ok(dir)
+}
+
+/// Creates Python plugin `name` under `parent`, returning its directory.
+pub fn new_python(parent: &Path, name: &str) -> Result<PathBuf> {
+    let dir = plugin_dir(parent, name)?;
+    let tool = name.replace('-', "_");
+    let files: Vec<(&str, String)> = vec![
+        ("plugin.toml", plugin_toml(name, "tool.wasm", 128)),
+        ("app.py", app_py(&tool)),
+        (
+            "requirements.txt",
+            format!(
+                "# The tool `ward plugin build` builds this plugin with.\ncomponentize-py=={}\n",
+                super::build::COMPONENTIZE_PY
+            ),
+        ),
+        (".gitignore", ".venv/\n__pycache__/\n".to_string()),
+        ("wit/ward-plugin.wit", WIT.to_string()),
+    ];
+    write_files(&dir, files)?;
+    Ok(dir)
+}
+
+fn package_json(name: &str) -> String {
+    format!(
+        r#"{{
+  "name": "{name}",
+  "version": "0.1.0",
+  "private": true,
+  "type": "module",
+  "main": "tool.js",
+  "scripts": {{
+    "build": "ward plugin build ."
+  }},
+  "devDependencies": {{
+    "@bytecodealliance/componentize-js": "{}",
+    "@bytecodealliance/preview2-shim": "{}"
+  }}
+}}
+"#,
+        super::build::COMPONENTIZE_JS,
+        super::build::PREVIEW2_SHIM
+    )
+}
+
+fn tool_js(tool: &str) -> String {
+    format!(
+        r#"// A Ward tool plugin. `ward plugin build` supplies `./ward.js` (the SDK helper).
+import {{ tools }} from "./ward.js";
+
+export const tool = tools({{
+  {tool}: {{
+    description: "Greet someone by name.",
+    parameters: {{ name: {{ type: "string", description: "Who to greet." }} }},
+    run: ({{ name }}) => `Hello, ${{name}}!`,
+  }},
+}});
+"#
+    )
+}
+
+fn app_py(tool: &str) -> String {
+    format!(
+        r#""""A Ward tool plugin. `ward plugin build` supplies `ward_sdk` (the SDK helper)."""
+
+from ward_sdk import Tool, tool  # noqa: F401 - `Tool` is the export componentize-py builds
+
+
+@tool("Greet someone by name.", {{"name": {{"type": "string", "description": "Who to greet."}}}})
+def {tool}(args, context):
+    return f"Hello, {{args['name']}}!"
+"#
+    )
 }
 
 fn cargo_toml(name: &str) -> String {
@@ -88,7 +193,7 @@ schemars = "1"
     )
 }
 
-fn plugin_toml(name: &str, crate_name: &str) -> String {
+fn plugin_toml(name: &str, component: &str, memory_mib: u32) -> String {
     format!(
         r#"[plugin]
 name = "{name}"
@@ -96,13 +201,13 @@ version = "0.1.0"
 api = "0.1.0"
 description = "A Ward plugin"
 kinds = ["tool"]
-component = "{crate_name}.wasm"
+component = "{component}"
 
 # The most this plugin may ever be granted; a person grants it in ward.toml.
 [capabilities]
 
 [limits]
-memory-mib = 64
+memory-mib = {memory_mib}
 time-ms = 30000
 output-bytes = 1048576
 "#
