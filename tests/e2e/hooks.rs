@@ -598,3 +598,26 @@ async fn permission_ask_hooks_decide_before_the_user_is_asked() {
         "{denied}"
     );
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn command_before_hooks_change_a_slash_commands_arguments() {
+    use ward_tests::llm::{ScriptedLlm, Turn};
+    let p = Project::new("hooks-command-before");
+    p.install_test_plugin("hook-guard");
+    p.write(".ward/commands/deploy.md", "Deploy to $ARGUMENTS.\n");
+    p.write(".ward/commands/build.md", "Build $ARGUMENTS.\n");
+    let llm = ScriptedLlm::start(vec![Turn::text("deployed"), Turn::text("built")]).await;
+    llm.configure(&p, "openai-compatible");
+    let mut config = p.read("ward.toml");
+    config.push_str("[plugins.hook-guard]\ngrant = [\"hooks\"]\n");
+    p.write("ward.toml", &config);
+
+    p.run_async(&["run", "/deploy prod"], "").await.expect_ok();
+    p.run_async(&["run", "/build all"], "").await.expect_ok();
+    let requests = llm.requests();
+    let deploy = requests[0].body["messages"].to_string();
+    assert!(deploy.contains("Deploy to prod --dry-run."), "{deploy}");
+    // The guard only changes `deploy`.
+    let build = requests[1].body["messages"].to_string();
+    assert!(build.contains("Build all."), "{build}");
+}

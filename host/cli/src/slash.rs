@@ -1,5 +1,6 @@
 //! What a typed prompt becomes. `@file` mentions attach the file and `@agent` mentions
-//! of a subagent ask for it (SPEC §7). `/name arguments` runs a command: its template expanded — arguments
+//! of a subagent ask for it (SPEC §7). `/name arguments` runs a command: the
+//! `command.before` hooks may change the arguments, then its template is expanded — arguments
 //! substituted, `` !`cmd` `` replaced by the command's output (run through the `bash`
 //! tool, so the permission rules and hooks apply as for the model's own calls) — and
 //! each `@file` it references read through the `read` tool and attached to the
@@ -77,7 +78,10 @@ pub async fn expand(
         })
     };
     let agents: Vec<&str> = commands.agents.iter().map(String::as_str).collect();
-    let expanded = ward_command::expand(command, invocation.arguments, &shell, &agents).await;
+    let arguments = runner
+        .command_arguments(session, &name, invocation.arguments)
+        .await;
+    let expanded = ward_command::expand(command, &arguments, &shell, &agents).await;
     let mut context = Vec::new();
     for file in expanded.files {
         let args = json!({ "filePath": file });

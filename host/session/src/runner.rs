@@ -240,6 +240,21 @@ impl Runner {
             .await
     }
 
+    /// The arguments slash command `command` should expand with in `session`: what
+    /// the `command.before` hooks make of `arguments`.
+    pub async fn command_arguments(
+        &self,
+        session: &Session,
+        command: &str,
+        arguments: &str,
+    ) -> String {
+        let scope = self.session_scope(session);
+        self.tools
+            .host()
+            .command_before(command, arguments, &scope)
+            .await
+    }
+
     /// Cancels `session_id`'s running loop; `false` if it was idle.
     pub fn abort(&self, session_id: &str) -> bool {
         self.loops.abort(session_id)
