@@ -14,6 +14,8 @@ const SDK_LIB: &str = include_str!("../../../../../sdk/rust/src/lib.rs");
 const SDK_TOOL: &str = include_str!("../../../../../sdk/rust/src/tool.rs");
 const SDK_HOST: &str = include_str!("../../../../../sdk/rust/src/host_api.rs");
 const SDK_HOOKS: &str = include_str!("../../../../../sdk/rust/src/hooks.rs");
+const SDK_AGENTS: &str = include_str!("../../../../../sdk/rust/src/agents.rs");
+const SDK_SKILLS: &str = include_str!("../../../../../sdk/rust/src/skills.rs");
 const WIT: &str = include_str!("../../../../../wit/ward-plugin.wit");
 
 /// Versions the vendored SDK is known to build with (those of this workspace).
@@ -77,6 +79,8 @@ pub fn new_rust(parent: &Path, name: &str) -> Result<PathBuf> {
         ("vendor/sdk/rust/src/tool.rs", SDK_TOOL.to_string()),
         ("vendor/sdk/rust/src/host_api.rs", SDK_HOST.to_string()),
         ("vendor/sdk/rust/src/hooks.rs", SDK_HOOKS.to_string()),
+        ("vendor/sdk/rust/src/agents.rs", SDK_AGENTS.to_string()),
+        ("vendor/sdk/rust/src/skills.rs", SDK_SKILLS.to_string()),
         ("vendor/wit/ward-plugin.wit", WIT.to_string()),
     ];
     write_files(&dir, files)?;
