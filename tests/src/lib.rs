@@ -9,6 +9,7 @@ pub mod files_http;
 pub mod harness;
 pub mod http;
 pub mod llm;
+pub mod polyglot;
 pub mod rig;
 
 include!(concat!(env!("OUT_DIR"), "/test_plugins.rs"));
