@@ -179,7 +179,6 @@ impl Workspace {
                 .collect(),
         };
         let host = Arc::new(PluginHost::new(plugins, options)?);
-        let mut errors = errors;
         let declared = Declared::collect(&host, &mut errors).await;
         let (mut skills, skill_warnings) =
             SkillRegistry::discover(&SkillRoots::from_env(config.project_root.clone()));

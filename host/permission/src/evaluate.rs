@@ -215,7 +215,10 @@ mod tests {
         let layers = [defaults(), user, plugin.clone(), later];
         assert_eq!(evaluate("edit", "a.rs", &layers).action, Allow);
         // With nothing before it, a narrowing allow is no better than no rule.
-        assert_eq!(evaluate("bash", "ls", std::slice::from_ref(&plugin)).action, Ask);
+        assert_eq!(
+            evaluate("bash", "ls", std::slice::from_ref(&plugin)).action,
+            Ask
+        );
         // A narrowing blanket deny hides the tool; a narrowing allow cannot unhide it.
         let off = set("ward.toml", &[("edit", "*", Deny)]);
         let reopen = Ruleset::narrowing("plugin x", vec![Rule::new("edit", "*", Allow)]);
