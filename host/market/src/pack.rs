@@ -183,9 +183,8 @@ fn collect(
                 message: "only regular files can be packed".to_owned(),
             });
         }
-        let is_archive = path
-            .extension()
-            .is_some_and(|e| e == EXTENSION || e == "tmp");
+        let is_archive = name.ends_with(&format!(".{EXTENSION}"))
+            || name.ends_with(&format!(".{EXTENSION}.tmp"));
         if is_archive || same_file(&path, out) {
             continue;
         }
