@@ -240,7 +240,11 @@ fn a_scaffolded_rust_plugin_builds_and_loads() {
     let err = p
         .run(&["tool", "call", "hello_world", r#"{"nom": "Ada"}"#], "")
         .expect_err();
-    assert!(err.contains("missing field `name`"), "{err}");
+    // The host checks the arguments against the tool's schema before the plugin runs.
+    assert!(
+        err.contains("invalid arguments for `hello_world`: \"name\" is a required property"),
+        "{err}"
+    );
     let listed = p.run(&["plugin", "list"], "").expect_ok();
     assert!(
         listed.contains("hello-world 0.1.0 (project, tool)"),

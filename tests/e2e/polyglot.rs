@@ -61,10 +61,13 @@ fn python_slugify_runs_through_tool_call() {
     let (ok, out) = tool_call(&p, "slugify", json!({"text": "Héllo, Wörld! Ça va?"}));
     assert!(ok, "{out}");
     assert_eq!(out.trim(), "hello-world-ca-va");
-    // A plugin's typed error reaches the caller.
+    // Arguments that do not match the schema the plugin declared never reach it.
     let (ok, out) = tool_call(&p, "slugify", json!({}));
     assert!(!ok, "{out}");
-    assert!(out.contains("missing argument 'text'"), "{out}");
+    assert!(
+        out.contains("invalid arguments for `slugify`: \"text\" is a required property"),
+        "{out}"
+    );
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

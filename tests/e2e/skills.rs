@@ -60,8 +60,9 @@ fn skill_list_shows_where_each_skill_came_from() {
             "",
         )
         .expect_err();
+    // (`code-review` and `ward-plugins` come from the built-in `guides` component.)
     assert!(
-        err.contains("no skill named `pdf`; available: pdf-tools"),
+        err.contains("no skill named `pdf`; available: code-review, pdf-tools, ward-plugins"),
         "{err}"
     );
     let out = p

@@ -5,6 +5,7 @@
 //! ([`active`]): a prompt to a busy session joins it, and an abort cancels it.
 
 pub mod active;
+mod args;
 pub mod ask_hook;
 pub mod budget;
 mod call;

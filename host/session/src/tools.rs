@@ -1,6 +1,7 @@
 //! The tools a session offers the model, and running one call the way the loop does:
-//! name repair (else the `invalid` answer), argument parsing, the doom-loop check, the
-//! `tool.execute.before` hooks (which may rewrite or block), the permission rules
+//! name repair (else the `invalid` answer), argument parsing and checking against the
+//! tool's schema ([`crate::args`]), the doom-loop check, the `tool.execute.before`
+//! hooks (which may rewrite or block; a rewrite is checked again), the permission rules
 //! (asking through the session's engine), the sandboxed call, truncation of its
 //! output ([`crate::truncate`]), then the `tool.execute.after` hooks.
 //! `ward tool call` uses the same path, so a tool behaves the same from the CLI.
@@ -13,6 +14,7 @@ use ward_permission::Ruleset;
 use ward_plugin::{CallScope, Plugin, PluginHost, ToolInfo, ToolOutput, tool_rules};
 use ward_provider::ToolSpec;
 
+use crate::args::ArgChecks;
 use crate::doom::is_doom_loop;
 use crate::repair::{Resolved, resolve};
 use crate::truncate::OutputPolicy;
@@ -51,6 +53,7 @@ pub struct ToolBox {
     tools: Vec<(Arc<Plugin>, ToolInfo)>,
     natives: Vec<Arc<dyn HostTool>>,
     output: OutputPolicy,
+    checks: Arc<ArgChecks>,
 }
 
 impl ToolBox {
@@ -72,6 +75,7 @@ impl ToolBox {
                 tools,
                 natives: Vec::new(),
                 output,
+                checks: Arc::default(),
             },
             failed,
         )
@@ -155,6 +159,7 @@ impl ToolBox {
                 ));
             }
         };
+        self.check_args(&tool, &args)?;
         if is_doom_loop(previous, &(tool.clone(), args.clone())) {
             scope
                 .check(
@@ -168,16 +173,22 @@ impl ToolBox {
         }
         // Hooks see the call before the rules do, so what is checked — and what the
         // user is asked about — is what will actually run, rewrites included.
+        let original = args.to_string();
         let hooked = self
             .host
-            .tool_execute_before(&tool, &args.to_string(), &scope)
+            .tool_execute_before(&tool, &original, &scope)
             .await
             .map_err(|e| e.to_string())?;
+        let rewritten = hooked != original;
         let args: Value = serde_json::from_str(&hooked).map_err(|e| {
             format!(
                 "a tool.execute.before hook rewrote `{tool}`'s arguments into invalid JSON ({e})"
             )
         })?;
+        if rewritten {
+            self.check_args(&tool, &args)
+                .map_err(|e| format!("after a tool.execute.before hook rewrote them, {e}"))?;
+        }
         for need in tool_rules::needs(&tool, &args, &scope.project) {
             scope
                 .check(&need.permission, need.patterns, need.always, args.clone())
@@ -213,6 +224,14 @@ impl ToolBox {
 impl ToolBox {
     /// The call itself, by a plugin or the host; also returns the arguments as JSON
     /// text, which the after-hooks see.
+    /// Checks `args` against plugin tool `tool`'s schema (host tools check their own).
+    fn check_args(&self, tool: &str, args: &Value) -> Result<(), String> {
+        match self.tools.iter().find(|(_, t)| t.name == tool) {
+            Some((_, info)) => self.checks.check(tool, &info.parameters, args),
+            None => Ok(()),
+        }
+    }
+
     async fn call(
         &self,
         tool: &str,
