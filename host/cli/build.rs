@@ -61,28 +61,8 @@ fn build_sockets_deny(
 ) -> Result<PathBuf, String> {
     let dir = root.join("sdk/python/sockets-deny");
     println!("cargo:rerun-if-changed={}", dir.display());
-    let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".to_string());
-    let mut cmd = std::process::Command::new(cargo);
-    cmd.args([
-        "build",
-        "--release",
-        "--target",
-        "wasm32-wasip2",
-        "--manifest-path",
-    ])
-    .arg(dir.join("Cargo.toml"))
-    .arg("--target-dir")
-    .arg(target_dir);
-    for var in [
-        "CARGO_ENCODED_RUSTFLAGS",
-        "RUSTFLAGS",
-        "CARGO_TARGET_DIR",
-        "CARGO_BUILD_TARGET",
-        "RUSTC_WORKSPACE_WRAPPER",
-        "CARGO_PRIMARY_PACKAGE",
-    ] {
-        cmd.env_remove(var);
-    }
+    let mut cmd = ward_wasm_build::guest_build(target_dir);
+    cmd.arg("--manifest-path").arg(dir.join("Cargo.toml"));
     match cmd.status() {
         Ok(s) if s.success() => {}
         Ok(s) => return Err(format!("building {} failed ({s})", dir.display())),

@@ -5,16 +5,7 @@
 use serde_json::{Value, json};
 use ward_store::{SqliteStore, Store};
 use ward_tests::Project;
-use ward_tests::llm::{ScriptedLlm, Turn};
-
-fn tool_names(body: &Value) -> Vec<String> {
-    body["tools"]
-        .as_array()
-        .into_iter()
-        .flatten()
-        .filter_map(|t| t["function"]["name"].as_str().map(str::to_string))
-        .collect()
-}
+use ward_tests::llm::{ScriptedLlm, Turn, tool_names};
 
 fn task(prompt: &str, task_id: Option<&str>) -> Turn {
     let mut args =

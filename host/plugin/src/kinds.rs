@@ -15,7 +15,7 @@ use serde::{Deserialize, Serialize};
 use ward_config::Kind;
 
 use crate::bindings::{agent, skill};
-use crate::error::{CallError, classify};
+use crate::error::CallError;
 use crate::meta;
 use crate::runtime::{Plugin, PluginHost};
 use crate::state::CallScope;
@@ -115,25 +115,14 @@ impl PluginHost {
                 .await
         }
         .await;
-        let result = match outcome {
-            Ok(Ok(content)) => checked_content(plugin, content),
-            Ok(Err(message)) => Err(CallError::BadResult {
+        let outcome = outcome.map(|answer| match answer {
+            Ok(content) => checked_content(plugin, content),
+            Err(message) => Err(CallError::BadResult {
                 plugin: plugin.name().to_string(),
                 message: format!("cannot load skill `{name}`: {message}"),
             }),
-            Err(trap) => Err(classify(
-                plugin.name(),
-                &plugin.limits,
-                &trap,
-                store.data().limits.memory_refused,
-            )),
-        };
-        match &result {
-            Ok(_) => self.clear_strikes(plugin),
-            Err(e) if e.is_plugin_fault() => self.strike(plugin, e),
-            Err(_) => {}
-        }
-        result
+        });
+        self.settle_call(plugin, store.data().limits.memory_refused, outcome)
     }
 }
 

@@ -248,14 +248,29 @@ impl PluginHost {
                 .await
         }
         .await;
+        let outcome = outcome.map(|answer| match answer {
+            Ok(out) => check_size(plugin, out),
+            Err(e) => Err(CallError::Tool(e)),
+        });
+        self.settle_call(plugin, store.data().limits.memory_refused, outcome)
+    }
+
+    /// The result of one call into `plugin`: a trap becomes the [`CallError`] saying why
+    /// (`memory_refused`: the store's limiter refused an allocation), and the outcome
+    /// clears the plugin's strikes or counts as one.
+    pub(crate) fn settle_call<T>(
+        &self,
+        plugin: &Plugin,
+        memory_refused: bool,
+        outcome: wasmtime::Result<Result<T, CallError>>,
+    ) -> Result<T, CallError> {
         let result = match outcome {
-            Ok(Ok(out)) => check_size(plugin, out),
-            Ok(Err(e)) => Err(CallError::Tool(e)),
+            Ok(answer) => answer,
             Err(trap) => Err(classify(
                 plugin.name(),
                 &plugin.limits,
                 &trap,
-                store.data().limits.memory_refused,
+                memory_refused,
             )),
         };
         match &result {

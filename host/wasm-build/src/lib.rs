@@ -73,6 +73,33 @@ fn toml_value(text: &str, key: &str) -> Option<String> {
     })
 }
 
+/// `cargo build --release --target wasm32-wasip2 --target-dir TARGET_DIR`, without the
+/// outer build's settings (they are for the host, not for the wasm guests); the caller
+/// adds what to build.
+pub fn guest_build(target_dir: &Path) -> Command {
+    let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".to_string());
+    let mut cmd = Command::new(cargo);
+    cmd.args([
+        "build",
+        "--release",
+        "--target",
+        "wasm32-wasip2",
+        "--target-dir",
+    ])
+    .arg(target_dir);
+    for var in [
+        "CARGO_ENCODED_RUSTFLAGS",
+        "RUSTFLAGS",
+        "CARGO_TARGET_DIR",
+        "CARGO_BUILD_TARGET",
+        "RUSTC_WORKSPACE_WRAPPER",
+        "CARGO_PRIMARY_PACKAGE",
+    ] {
+        cmd.env_remove(var);
+    }
+    cmd
+}
+
 /// Builds `plugins` from the workspace at `root` into `target_dir`, and tells Cargo to
 /// rerun the build script when any of `watch` (directories under `root`) changes.
 /// Returns a message on failure, for the build script to print.
@@ -88,32 +115,12 @@ pub fn build(
     if plugins.is_empty() {
         return Ok(());
     }
-    let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".to_string());
-    let mut cmd = Command::new(cargo);
-    cmd.current_dir(root)
-        .args([
-            "build",
-            "--release",
-            "--target",
-            "wasm32-wasip2",
-            "--target-dir",
-        ])
-        .arg(target_dir);
+    let mut cmd = guest_build(target_dir);
+    cmd.current_dir(root);
     for p in plugins {
         cmd.args(["-p", &p.package]);
     }
     cmd.env("CARGO_TARGET_WASM32_WASIP2_RUSTFLAGS", GUEST_RUSTFLAGS);
-    // The outer build's settings are for the host, not for the wasm guests.
-    for var in [
-        "CARGO_ENCODED_RUSTFLAGS",
-        "RUSTFLAGS",
-        "CARGO_TARGET_DIR",
-        "CARGO_BUILD_TARGET",
-        "RUSTC_WORKSPACE_WRAPPER",
-        "CARGO_PRIMARY_PACKAGE",
-    ] {
-        cmd.env_remove(var);
-    }
     match cmd.status() {
         Ok(s) if s.success() => {}
         Ok(s) => {

@@ -227,3 +227,13 @@ impl ScriptedLlm {
         self.script.lock().map(|s| s.queue.len()).unwrap_or(0)
     }
 }
+
+/// The names of the tools offered in a Chat Completions request `body`.
+pub fn tool_names(body: &serde_json::Value) -> Vec<String> {
+    body["tools"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .filter_map(|t| t["function"]["name"].as_str().map(str::to_string))
+        .collect()
+}
