@@ -36,7 +36,9 @@ pub use load::{
     INLINE_SOURCE, LoadedConfig, global_config_dir, load, load_from_str, load_with_env,
     project_root,
 };
-pub use manifest::{Capabilities, HookCaps, HookMode, Kind, Limits, Manifest, parse_manifest};
+pub use manifest::{
+    Capabilities, HookCaps, HookMode, Kind, Limits, Manifest, is_plugin_name, parse_manifest,
+};
 pub use origin::Origins;
 pub use schema::{
     AgentConfig, AgentMode, CompactionConfig, Config, Cost, MarketplaceConfig, ModelConfig,

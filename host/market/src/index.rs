@@ -29,7 +29,7 @@
 //! the archive's SHA-256 digest (see [`crate::sign`]). Unknown fields are errors.
 
 use serde::{Deserialize, Serialize};
-use ward_config::{Grant, Kind};
+use ward_config::{Grant, Kind, is_plugin_name};
 
 use crate::digest::is_sha256;
 
@@ -232,15 +232,6 @@ impl Index {
     pub fn to_json(&self) -> String {
         serde_json::to_string_pretty(self).unwrap_or_default() + "\n"
     }
-}
-
-/// `[a-z0-9][a-z0-9-_]*`, as for manifests.
-fn is_plugin_name(name: &str) -> bool {
-    let mut chars = name.chars();
-    chars
-        .next()
-        .is_some_and(|c| c.is_ascii_lowercase() || c.is_ascii_digit())
-        && chars.all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '-' || c == '_')
 }
 
 #[cfg(test)]

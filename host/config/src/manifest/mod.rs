@@ -190,6 +190,15 @@ struct RawCapabilities {
     hooks: Option<HookCaps>,
 }
 
+/// Whether `name` is a valid plugin name: `[a-z0-9][a-z0-9-_]*`.
+pub fn is_plugin_name(name: &str) -> bool {
+    let mut chars = name.chars();
+    chars
+        .next()
+        .is_some_and(|c| c.is_ascii_lowercase() || c.is_ascii_digit())
+        && chars.all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '-' || c == '_')
+}
+
 /// Parses and validates `text`, the content of the manifest at `path`.
 /// Errors name `path` with the line and column of the offending key or value.
 pub fn parse_manifest(path: &Path, text: &str) -> Result<Manifest, ConfigError> {

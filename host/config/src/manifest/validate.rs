@@ -7,7 +7,7 @@ use std::path::{Component, Path};
 use serde::{Deserialize, Deserializer, de::Error};
 use toml::Spanned;
 
-use super::{Capabilities, Manifest, RawCapabilities, RawManifest};
+use super::{Capabilities, Manifest, RawCapabilities, RawManifest, is_plugin_name};
 use crate::diagnose::Source;
 use crate::error::ConfigError;
 use crate::locate::{KeyPath, Segment};
@@ -198,15 +198,6 @@ fn capabilities(source: &Source<'_>, raw: RawCapabilities) -> Result<Capabilitie
         env: list("env", raw.env)?,
         hooks: raw.hooks,
     })
-}
-
-/// `[a-z0-9][a-z0-9-_]*`.
-fn is_plugin_name(name: &str) -> bool {
-    let mut chars = name.chars();
-    chars
-        .next()
-        .is_some_and(|c| c.is_ascii_lowercase() || c.is_ascii_digit())
-        && chars.all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '-' || c == '_')
 }
 
 /// `MAJOR.MINOR.PATCH[-pre][+build]` with numbers without leading zeros.
