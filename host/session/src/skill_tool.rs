@@ -52,22 +52,16 @@ impl SkillTool {
         plugin: &str,
         scope: &CallScope,
     ) -> Result<String, String> {
-        let host = self.plugins.as_ref().ok_or_else(|| {
-            format!(
+        let found = self.plugins.as_ref().and_then(|host| {
+            let component = host.plugins().iter().find(|p| p.name() == plugin)?;
+            Some((host, component))
+        });
+        let Some((host, component)) = found else {
+            return Err(format!(
                 "skill `{}` needs plugin `{plugin}`, which is not loaded",
                 skill.name
-            )
-        })?;
-        let component = host
-            .plugins()
-            .iter()
-            .find(|p| p.name() == plugin)
-            .ok_or_else(|| {
-                format!(
-                    "skill `{}` needs plugin `{plugin}`, which is not loaded",
-                    skill.name
-                )
-            })?;
+            ));
+        };
         let content = host
             .load_skill(component, &skill.name, scope.clone())
             .await
