@@ -12,6 +12,7 @@ use std::time::Duration;
 
 use wasmtime::{
     Config, Enabled, Engine, InstanceAllocationStrategy, OptLevel, PoolingAllocationConfig,
+    ProfilingStrategy,
 };
 
 /// How often the epoch advances. A call that exceeds its deadline is trapped within
@@ -70,6 +71,11 @@ impl SharedEngine {
             .wasm_component_model(true)
             .max_wasm_stack(1 << 20)
             .allocation_strategy(InstanceAllocationStrategy::Pooling(pool));
+        // `WARD_PROFILE=perfmap` names the guests' functions for `perf` (in
+        // `/tmp/perf-PID.map`): profiling a plugin call otherwise shows only addresses.
+        if std::env::var_os("WARD_PROFILE").is_some_and(|v| v == "perfmap") {
+            config.profiler(ProfilingStrategy::PerfMap);
+        }
         let engine = Engine::new(&config)?;
 
         let stop = Arc::new(AtomicBool::new(false));

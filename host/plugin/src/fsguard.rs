@@ -149,6 +149,20 @@ impl Descriptors {
         }
     }
 
+    /// Takes the project root's real path from preopen `rep` when that preopen is the
+    /// project root: the kernel already told where it really is, so finding out again
+    /// would cost another syscall on every call that touches a file.
+    fn learn_real_project(&self, rep: u32) {
+        if let Some(Known {
+            path,
+            real: Some(real),
+        }) = self.known.get(&rep)
+            && **path == *self.project
+        {
+            let _ = self.real_project.set(real.clone());
+        }
+    }
+
     fn real_project(&self) -> &Path {
         self.real_project
             .get_or_init(|| resolve::real_dir(&self.project))

@@ -10,8 +10,10 @@ use serde_json::json;
 use ward_sdk::{Attachment, Context, Output, Tool, ToolError};
 
 mod lines;
+mod number;
 
 use lines::for_each_line;
+use number::LineNumber;
 use ward_tool_common::fs::{BlockReader, File};
 use ward_tool_common::path::{display_path, fs_error, outside_hint, resolve};
 use ward_tool_common::text::{
@@ -150,8 +152,10 @@ fn read_window(mut reader: impl BufRead, offset: usize, limit: usize) -> std::io
         ..Window::default()
     };
     window.text.push_str(OPEN_TAG);
+    let mut number = LineNumber::default();
     for_each_line(&mut reader, |text| {
         window.seen += 1;
+        number.increment();
         if window.seen < offset {
             return ControlFlow::Continue(());
         }
@@ -159,19 +163,29 @@ fn read_window(mut reader: impl BufRead, offset: usize, limit: usize) -> std::io
             window.more = true;
             return ControlFlow::Break(());
         }
-        let line = cut_line(text.trim_end_matches('\r'), MAX_LINE_CHARS);
-        let numbered = line.len() + decimal_len(window.seen) + 3;
+        let text = without_carriage_returns(text);
+        // Cutting is rare: most lines are shown as they are, with no copy made first.
+        let cut;
+        let line = if text.len() <= MAX_LINE_CHARS {
+            text
+        } else {
+            cut = cut_line(text, MAX_LINE_CHARS);
+            &*cut
+        };
+        let numbered = number.len() + 2 + line.len() + 1;
         if window.bytes + numbered > MAX_BYTES && window.shown > 0 {
             window.more = true;
             window.capped = true;
             return ControlFlow::Break(());
         }
         window.bytes += numbered;
-        push_number(&mut window.text, window.seen);
-        window.text.push_str(&line);
+        window.text.reserve(numbered);
+        number.push_to(&mut window.text);
+        window.text.push_str(": ");
+        window.text.push_str(line);
         window.text.push('\n');
         if window.preview.len() < PREVIEW_LINES {
-            window.preview.push(line.into_owned());
+            window.preview.push(line.to_owned());
         }
         window.shown += 1;
         ControlFlow::Continue(())
@@ -179,28 +193,14 @@ fn read_window(mut reader: impl BufRead, offset: usize, limit: usize) -> std::io
     Ok(window)
 }
 
-/// How many digits `n` has in decimal.
-fn decimal_len(n: usize) -> usize {
-    n.checked_ilog10().map_or(1, |digits| digits as usize + 1)
-}
-
-/// Appends `n: ` (`n` in decimal), without the formatting machinery: once per line
-/// shown, and one copy rather than one per piece.
-fn push_number(out: &mut String, n: usize) {
-    let mut text = [0u8; 22];
-    let mut at = text.len() - 2;
-    text[at..].copy_from_slice(b": ");
-    let mut n = n;
-    loop {
-        at -= 1;
-        text[at] = b'0' + (n % 10) as u8;
-        n /= 10;
-        if n == 0 {
-            break;
-        }
+/// `text` without the `\r`s it ends with (a CRLF file's lines).
+fn without_carriage_returns(text: &str) -> &str {
+    let mut end = text.len();
+    while end > 0 && text.as_bytes()[end - 1] == b'\r' {
+        end -= 1;
     }
-    // ASCII always converts.
-    out.push_str(std::str::from_utf8(&text[at..]).unwrap_or_default());
+    // `\r` is ASCII, so `end` is a character boundary.
+    text.get(..end).unwrap_or(text)
 }
 
 fn read_text(

@@ -1,7 +1,7 @@
 //! Splitting a reader into text lines cheaply: lines are handed over where they lie in
-//! the reader's buffer (only a line split across two reads is copied), and each buffer's
-//! complete lines are checked as UTF-8 in one go, falling back to a lossy conversion
-//! line by line only where the check fails.
+//! the reader's buffer (only a line split across two reads is copied), and complete
+//! lines are checked as UTF-8 a few kilobytes at a time, as far as they are read,
+//! falling back to a lossy conversion line by line only where the check fails.
 
 use std::borrow::Cow;
 use std::io::BufRead;
@@ -43,12 +43,7 @@ pub(crate) fn for_each_line(
         }
         // Every line between the first and the last newline of the buffer.
         let last = memchr::memrchr(b'\n', buf).unwrap_or(first);
-        let whole = &buf[first + 1..=last];
-        let (flow, used) = match std::str::from_utf8(whole) {
-            Ok(text) => lines_of(text, &mut line),
-            Err(_) => lines_of_bytes(whole, &mut line),
-        };
-        if flow.is_break() {
+        if let (ControlFlow::Break(()), used) = whole_lines(&buf[first + 1..=last], &mut line) {
             reader.consume(first + 1 + used);
             return Ok(());
         }
@@ -56,6 +51,39 @@ pub(crate) fn for_each_line(
         let used = buf.len();
         reader.consume(used);
     }
+}
+
+/// Bytes of lines checked as UTF-8 at a time: enough for the check to run at full
+/// speed, few enough that a window of a few lines does not check a whole block.
+const CHECK_SPAN: usize = 4096;
+
+/// Calls `line` for each line of `lines` (complete lines, the last ending in `\n`),
+/// checking them as UTF-8 a span of whole lines at a time; returns how it stopped and
+/// the bytes it went through.
+fn whole_lines(
+    lines: &[u8],
+    line: &mut impl FnMut(&str) -> ControlFlow<()>,
+) -> (ControlFlow<()>, usize) {
+    let mut start = 0;
+    while start < lines.len() {
+        // The span ends after the last newline within `CHECK_SPAN` bytes, or after the
+        // next one when a single line is longer than that.
+        let limit = (start + CHECK_SPAN).min(lines.len());
+        let end = match memchr::memrchr(b'\n', &lines[start..limit]) {
+            Some(at) => start + at + 1,
+            None => memchr::memchr(b'\n', &lines[limit..]).map_or(lines.len(), |at| limit + at + 1),
+        };
+        let span = &lines[start..end];
+        let (flow, used) = match std::str::from_utf8(span) {
+            Ok(text) => lines_of(text, line),
+            Err(_) => lines_of_bytes(span, line),
+        };
+        if flow.is_break() {
+            return (flow, start + used);
+        }
+        start = end;
+    }
+    (ControlFlow::Continue(()), start)
 }
 
 /// Calls `line` for each `\n`-terminated line of `text`; returns how it stopped and
@@ -143,6 +171,46 @@ mod tests {
                 ["ok", "bad \u{fffd} here", "fine"]
             );
         }
+    }
+
+    #[test]
+    fn spans_of_checked_lines_meet_exactly() {
+        // Lines across several check spans, one longer than a span, and a bad byte in
+        // a later span: every line comes out whole, wherever the reads and spans end.
+        let mut text = Vec::new();
+        let mut expected = Vec::new();
+        for i in 0..600 {
+            let line = match i {
+                300 => "x".repeat(CHECK_SPAN + 100),
+                450 => "bad \u{fffd} byte".to_string(),
+                _ => format!("line {i} é"),
+            };
+            if i == 450 {
+                text.extend_from_slice(b"bad \xff byte");
+            } else {
+                text.extend_from_slice(line.as_bytes());
+            }
+            text.push(b'\n');
+            expected.push(line);
+        }
+        for capacity in [7, 4096, 64 * 1024] {
+            assert_eq!(lines(&text, capacity, usize::MAX), expected, "{capacity}");
+        }
+        // Stopping in a later span consumes exactly the lines taken.
+        let mut reader = BufReader::with_capacity(64 * 1024, &text[..]);
+        let mut seen = 0;
+        let read = for_each_line(&mut reader, |_| {
+            seen += 1;
+            if seen == 500 {
+                ControlFlow::Break(())
+            } else {
+                ControlFlow::Continue(())
+            }
+        });
+        assert!(read.is_ok());
+        let mut rest = String::new();
+        assert!(std::io::Read::read_to_string(&mut reader, &mut rest).is_ok());
+        assert!(rest.starts_with("line 500 é\n"), "{}", &rest[..20]);
     }
 
     #[test]

@@ -38,6 +38,7 @@ impl preopens::Host for Guard<'_> {
         // it as they are.
         for (fd, name) in &dirs {
             self.remember(fd, normalize(Path::new(name)));
+            self.state.fs.learn_real_project(fd.rep());
         }
         Ok(dirs)
     }
