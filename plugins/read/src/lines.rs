@@ -150,6 +150,24 @@ mod tests {
         out
     }
 
+    /// What is left in the reader after stopping at line `stop_at`.
+    fn unread_after(text: &[u8], capacity: usize, stop_at: usize) -> String {
+        let mut reader = BufReader::with_capacity(capacity, text);
+        let mut seen = 0;
+        let read = for_each_line(&mut reader, |_| {
+            seen += 1;
+            if seen == stop_at {
+                ControlFlow::Break(())
+            } else {
+                ControlFlow::Continue(())
+            }
+        });
+        assert!(read.is_ok());
+        let mut rest = String::new();
+        assert!(std::io::Read::read_to_string(&mut reader, &mut rest).is_ok());
+        rest
+    }
+
     #[test]
     fn lines_are_whole_across_reads_and_sizes() {
         let text = b"ab\ncdefg\n\nh\r\nlast";
@@ -197,38 +215,12 @@ mod tests {
             assert_eq!(lines(&text, capacity, usize::MAX), expected, "{capacity}");
         }
         // Stopping in a later span consumes exactly the lines taken.
-        let mut reader = BufReader::with_capacity(64 * 1024, &text[..]);
-        let mut seen = 0;
-        let read = for_each_line(&mut reader, |_| {
-            seen += 1;
-            if seen == 500 {
-                ControlFlow::Break(())
-            } else {
-                ControlFlow::Continue(())
-            }
-        });
-        assert!(read.is_ok());
-        let mut rest = String::new();
-        assert!(std::io::Read::read_to_string(&mut reader, &mut rest).is_ok());
+        let rest = unread_after(&text, 64 * 1024, 500);
         assert!(rest.starts_with("line 500 é\n"), "{}", &rest[..20]);
     }
 
     #[test]
     fn stopping_leaves_the_rest_unread() {
-        let text = b"1\n2\n3\n4\n";
-        let mut reader = BufReader::with_capacity(64, &text[..]);
-        let mut seen = 0;
-        let read = for_each_line(&mut reader, |_| {
-            seen += 1;
-            if seen == 2 {
-                ControlFlow::Break(())
-            } else {
-                ControlFlow::Continue(())
-            }
-        });
-        assert!(read.is_ok());
-        let mut rest = String::new();
-        assert!(std::io::Read::read_to_string(&mut reader, &mut rest).is_ok());
-        assert_eq!(rest, "3\n4\n");
+        assert_eq!(unread_after(b"1\n2\n3\n4\n", 64, 2), "3\n4\n");
     }
 }
