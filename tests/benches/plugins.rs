@@ -170,6 +170,18 @@ fn sandboxed_vs_native(c: &mut Criterion) {
         let nb = ward_sdk::dispatch::<ward_tool_grep::Grep>(&grep_args, &ctx).expect("native grep");
         assert_eq!(a.output, na.output);
         assert_eq!(b.output, nb.output);
+        // Both refuse arguments without `filePath` the same way.
+        let refused = h.host.call(&read, "read", "{}", h.scope.clone()).await;
+        assert!(matches!(
+            refused,
+            Err(ward_plugin::CallError::Tool(
+                ward_plugin::ToolError::InvalidArguments(_)
+            ))
+        ));
+        assert!(matches!(
+            ward_sdk::dispatch::<ward_tool_read::Read>("{}", &ctx),
+            Err(ward_sdk::ToolError::InvalidArguments(_))
+        ));
         (read, grep)
     });
     let _ = ward_tool_read::Read::NAME;
@@ -181,6 +193,16 @@ fn sandboxed_vs_native(c: &mut Criterion) {
     });
     g.bench_function("read 10,000 lines, native", |b| {
         b.iter(|| ward_sdk::dispatch::<ward_tool_read::Read>(&read_args, &ctx))
+    });
+    // The floor of any `read` call: a fresh instance, arguments parsed and refused, the
+    // instance dropped. What the sandbox adds here is paid whatever the file.
+    let no_args = "{}";
+    g.bench_function("read, argument error (fixed cost), sandboxed", |b| {
+        b.to_async(&rt)
+            .iter(|| h.host.call(&read, "read", no_args, h.scope.clone()))
+    });
+    g.bench_function("read, argument error (fixed cost), native", |b| {
+        b.iter(|| ward_sdk::dispatch::<ward_tool_read::Read>(no_args, &ctx))
     });
     g.bench_function("grep 5,000 files, sandboxed", |b| {
         b.to_async(&rt)
