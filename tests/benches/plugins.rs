@@ -151,6 +151,10 @@ fn sandboxed_vs_native(c: &mut Criterion) {
     );
     let read_args = serde_json::json!({"filePath": "big.txt", "limit": 10000}).to_string();
     let grep_args = serde_json::json!({"pattern": "needle", "path": "tree"}).to_string();
+    // No `filePath`: the floor of any `read` call, a fresh instance, the arguments parsed
+    // and refused, the instance dropped. What the sandbox adds here is paid whatever the
+    // file.
+    let no_args = "{}";
     let ctx = native_context(&p);
     let (read, grep) = rt.block_on(async {
         let (read, _) = h.host.find_tool("read").await.expect("read");
@@ -171,7 +175,7 @@ fn sandboxed_vs_native(c: &mut Criterion) {
         assert_eq!(a.output, na.output);
         assert_eq!(b.output, nb.output);
         // Both refuse arguments without `filePath` the same way.
-        let refused = h.host.call(&read, "read", "{}", h.scope.clone()).await;
+        let refused = h.host.call(&read, "read", no_args, h.scope.clone()).await;
         assert!(matches!(
             refused,
             Err(ward_plugin::CallError::Tool(
@@ -179,7 +183,7 @@ fn sandboxed_vs_native(c: &mut Criterion) {
             ))
         ));
         assert!(matches!(
-            ward_sdk::dispatch::<ward_tool_read::Read>("{}", &ctx),
+            ward_sdk::dispatch::<ward_tool_read::Read>(no_args, &ctx),
             Err(ward_sdk::ToolError::InvalidArguments(_))
         ));
         (read, grep)
@@ -194,9 +198,6 @@ fn sandboxed_vs_native(c: &mut Criterion) {
     g.bench_function("read 10,000 lines, native", |b| {
         b.iter(|| ward_sdk::dispatch::<ward_tool_read::Read>(&read_args, &ctx))
     });
-    // The floor of any `read` call: a fresh instance, arguments parsed and refused, the
-    // instance dropped. What the sandbox adds here is paid whatever the file.
-    let no_args = "{}";
     g.bench_function("read, argument error (fixed cost), sandboxed", |b| {
         b.to_async(&rt)
             .iter(|| h.host.call(&read, "read", no_args, h.scope.clone()))
