@@ -1,0 +1,1 @@
+//! Security tests: config_guard (being written).

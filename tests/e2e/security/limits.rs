@@ -1,0 +1,1 @@
+//! Security tests: limits (being written).

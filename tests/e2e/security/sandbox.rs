@@ -1,0 +1,1 @@
+//! Security tests: sandbox (being written).

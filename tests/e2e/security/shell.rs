@@ -1,0 +1,1 @@
+//! Security tests: shell (being written).

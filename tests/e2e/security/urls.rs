@@ -1,0 +1,1 @@
+//! Security tests: urls (being written).
