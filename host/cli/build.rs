@@ -1,6 +1,11 @@
 //! Builds the first-party plugins in `plugins/` as WebAssembly components and embeds
 //! them in the `ward` binary. Set `WARD_SKIP_PLUGINS=1` to embed none.
 
+#![allow(
+    clippy::disallowed_macros,
+    reason = "a build script talks to cargo, not to a terminal"
+)]
+
 use std::fmt::Write as _;
 use std::path::PathBuf;
 

@@ -35,7 +35,10 @@ fn session_of_100_steps(c: &mut Criterion) {
         .expect("runtime");
     let p = Project::new("bench-loop");
     p.install_test_plugin("bash");
-    let rig = rt.block_on(LoopRig::start(&p, &[("bash", &["exec"])]));
+    let rig = rt.block_on(LoopRig::start(
+        &p,
+        &[("bash", &["exec", "fs-read", "fs-write"])],
+    ));
     let (llm, runner, store) = (&rig.llm, &rig.runner, &rig.store);
     let mut g = c.benchmark_group("loop");
     g.sample_size(10).measurement_time(Duration::from_secs(20));

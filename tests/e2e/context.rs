@@ -124,7 +124,7 @@ async fn a_long_session_never_sends_a_request_over_the_window() {
     });
     let rig = LoopRig::start_with(
         &p,
-        &[("bash", &["exec"])],
+        &[("bash", &["exec", "fs-read", "fs-write"])],
         RigOptions {
             responder: Some(responder),
             limits: Limits {
@@ -268,7 +268,7 @@ async fn outputs_older_than_the_last_two_turns_are_sent_as_the_placeholder() {
     p.write("big.txt", &big_file());
     let rig = LoopRig::start_with(
         &p,
-        &[("bash", &["exec"])],
+        &[("bash", &["exec", "fs-read", "fs-write"])],
         RigOptions {
             output: Some(whole_outputs()),
             ..RigOptions::default()

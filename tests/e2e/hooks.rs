@@ -47,7 +47,7 @@ async fn a_guard_blocks_rewrites_and_marks_real_tool_calls() {
         &["hook-guard", "bash", "read"],
         &[
             ("hook-guard", &["hooks", "fs-write"]),
-            ("bash", &["exec"]),
+            ("bash", &["exec", "fs-read", "fs-write"]),
             ("read", &["fs-read"]),
         ],
         "",
@@ -120,7 +120,7 @@ async fn observe_only_plugins_are_called_but_change_nothing() {
         &["hook-observer", "bash", "read"],
         &[
             ("hook-observer", &["hooks", "fs-write"]),
-            ("bash", &["exec"]),
+            ("bash", &["exec", "fs-read", "fs-write"]),
             ("read", &["fs-read"]),
         ],
         "",
@@ -204,13 +204,13 @@ async fn conversation_hooks_chain_in_discovery_order() {
     let options: serde_json::Value = serde_json::from_str(&got.options).expect("options");
     assert_eq!(options, json!({ "seed": 7, "guarded": true }));
 
+    // hook-guard would allow `webfetch`, but its hooks are granted `bash` and `read`
+    // only: a question about another tool never reaches it.
     assert_eq!(
         h.host
             .permission_ask(&request("webfetch", "https://x.test"), s)
             .await,
-        Some(HookVerdict::Allow {
-            plugin: "hook-guard".into()
-        })
+        None
     );
     assert_eq!(
         h.host
@@ -249,7 +249,10 @@ async fn a_hanging_guard_fails_closed_then_is_disabled() {
     let h = Harness::new(
         &p,
         &["hook-hostile", "bash", "noop"],
-        &[("hook-hostile", &["hooks"]), ("bash", &["exec"])],
+        &[
+            ("hook-hostile", &["hooks"]),
+            ("bash", &["exec", "fs-read", "fs-write"]),
+        ],
         "",
     );
     for _ in 0..ward_plugin::MAX_STRIKES {
@@ -317,7 +320,12 @@ async fn ungranted_and_broken_hook_plugins() {
     // Not granted `hooks`: never called, so it blocks nothing.
     let p = Project::new("hook-ungranted");
     p.write("victim/keep.txt", "x");
-    let h = Harness::new(&p, &["hook-guard", "bash"], &[("bash", &["exec"])], "");
+    let h = Harness::new(
+        &p,
+        &["hook-guard", "bash"],
+        &[("bash", &["exec", "fs-read", "fs-write"])],
+        "",
+    );
     run_tool(&h, "bash", json!({ "command": "rm -rf victim" }))
         .await
         .expect("no granted guard");
@@ -330,7 +338,10 @@ async fn ungranted_and_broken_hook_plugins() {
     let h = Harness::new(
         &p,
         &["bash"],
-        &[("hook-guard", &["hooks"]), ("bash", &["exec"])],
+        &[
+            ("hook-guard", &["hooks"]),
+            ("bash", &["exec", "fs-read", "fs-write"]),
+        ],
         "",
     );
     for _ in 0..ward_plugin::MAX_STRIKES {

@@ -189,7 +189,8 @@ async fn permission_once_and_always_through_the_cli() {
     configure_with(
         &p,
         &llm,
-        "[permission]\nbash = \"ask\"\n[agent.reviewer]\nmode = \"primary\"\n",
+        // `helper` may edit: the redirection's `edit` check passes and only `bash` asks.
+        "[permission]\nbash = \"ask\"\n[agent.helper]\nmode = \"primary\"\n",
     );
     ward_run_stdin(&p, &["write one"], "y\n").await.expect_ok();
     assert_eq!(p.read("one.txt"), "hi\n");
@@ -211,7 +212,7 @@ async fn permission_once_and_always_through_the_cli() {
 
     // ...but not for another agent.
     llm.push([echo("four.txt"), Turn::text("ok")]);
-    let run = ward_run_stdin(&p, &["--agent", "reviewer", "write four"], "").await;
+    let run = ward_run_stdin(&p, &["--agent", "helper", "write four"], "").await;
     assert!(run.stderr().contains("Allow bash"), "{}", run.stderr());
     assert!(!p.path("four.txt").exists());
 }

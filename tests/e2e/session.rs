@@ -64,7 +64,7 @@ fn user_texts(body: &Value) -> Vec<String> {
 async fn a_prompt_to_a_busy_session_joins_the_running_loop() {
     let p = Project::new("session-join");
     p.install_test_plugin("bash");
-    let rig = LoopRig::start(&p, &[("bash", &["exec"])]).await;
+    let rig = LoopRig::start(&p, &[("bash", &["exec", "fs-read", "fs-write"])]).await;
     rig.llm
         .push([bash("c1", "sleep 1; echo slow"), Turn::text("did both")]);
     let session = rig.session(&p);
@@ -116,11 +116,11 @@ async fn a_prompt_to_a_busy_session_joins_the_running_loop() {
 async fn abort_kills_the_running_tool_and_the_session_continues() {
     let p = Project::new("session-abort");
     p.install_test_plugin("bash");
-    let rig = LoopRig::start(&p, &[("bash", &["exec"])]).await;
+    let rig = LoopRig::start(&p, &[("bash", &["exec", "fs-read", "fs-write"])]).await;
     // A background grandchild: only a process-group kill reaches it.
     rig.llm.push([bash(
         "c1",
-        "(sleep 5; touch late.txt) & echo $! > bg.pid; wait",
+        "(sleep 1; touch late.txt) & echo $! > bg.pid; wait",
     )]);
     let session = rig.session(&p);
     let run = tokio::spawn({
@@ -134,7 +134,6 @@ async fn abort_kills_the_running_tool_and_the_session_continues() {
         assert!(Instant::now() < deadline, "the job never wrote its pid");
         tokio::time::sleep(Duration::from_millis(10)).await;
     }
-    let background: u32 = p.read("bg.pid").trim().parse().expect("pid");
 
     let asked = Instant::now();
     assert!(rig.runner.abort(&session.id));
@@ -151,15 +150,13 @@ async fn abort_kills_the_running_tool_and_the_session_continues() {
         "an idle session has nothing to abort"
     );
 
-    // The background process went with the tool call.
-    let deadline = Instant::now() + Duration::from_secs(2);
-    while alive(background) {
-        assert!(
-            Instant::now() < deadline,
-            "process {background} outlived the abort"
-        );
-        tokio::time::sleep(Duration::from_millis(20)).await;
-    }
+    // The background process went with the tool call (its pid is the sandbox's PID
+    // namespace's, meaningless here, so what it would have done is what is checked).
+    tokio::time::sleep(Duration::from_millis(1500)).await;
+    assert!(
+        !p.path("late.txt").exists(),
+        "the background process outlived the abort"
+    );
 
     // The stored history says what happened.
     let stored = rig.store.messages(&session.id, None).expect("messages");
@@ -249,22 +246,11 @@ async fn abort_during_a_hanging_model_call() {
     assert_eq!(aborted, [ABORTED_ERROR]);
 }
 
-/// Whether `pid` is a live (not zombie) process.
-fn alive(pid: u32) -> bool {
-    match std::fs::read_to_string(format!("/proc/{pid}/stat")) {
-        // The state follows the parenthesised command name.
-        Ok(stat) => stat
-            .rsplit_once(')')
-            .is_some_and(|(_, rest)| !rest.trim_start().starts_with('Z')),
-        Err(_) => false,
-    }
-}
-
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_calls_of_one_step_run_concurrently() {
     let p = Project::new("session-parallel");
     p.install_test_plugin("bash");
-    let rig = LoopRig::start(&p, &[("bash", &["exec"])]).await;
+    let rig = LoopRig::start(&p, &[("bash", &["exec", "fs-read", "fs-write"])]).await;
     let call = |id: &str, file: &str| ward_tests::llm::Item::ToolCall {
         id: id.into(),
         name: "bash".into(),

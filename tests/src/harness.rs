@@ -46,6 +46,8 @@ impl Harness {
             audit_log: Some(project.data.join("audit.log")),
             grants,
             disabled: Vec::new(),
+            sandbox: crate::sandbox_settings(),
+            replaces: Default::default(),
         };
         let host = PluginHost::new(found.plugins, options).expect("plugin host");
         let table: toml::Table = toml::from_str(rules_toml).expect("rules toml");

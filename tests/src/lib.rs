@@ -212,6 +212,15 @@ pub fn ward_binary() -> PathBuf {
     bin
 }
 
+/// The process sandbox as `ward` sets it up, with this build's `ward` binary as the
+/// helper.
+pub fn sandbox_settings() -> ward_plugin::SandboxSettings {
+    ward_plugin::SandboxSettings {
+        helper: Some(ward_binary()),
+        ..ward_plugin::SandboxSettings::default()
+    }
+}
+
 /// `(name, source directory, component path)` of test plugin `name`.
 pub fn test_plugin(name: &str) -> (&'static str, &'static str, &'static str) {
     *TEST_PLUGINS

@@ -71,6 +71,7 @@ impl LoopRig {
                 .iter()
                 .map(|(name, g)| (name.to_string(), g.iter().map(|s| s.to_string()).collect()))
                 .collect(),
+            sandbox: crate::sandbox_settings(),
             ..HostOptions::default()
         };
         let host = Arc::new(PluginHost::new(found.plugins, options).expect("plugin host"));

@@ -22,7 +22,9 @@ const TITLE_PROMPT: &str = include_str!("prompt/title.txt");
 const SUMMARY_PROMPT: &str = include_str!("prompt/summary.txt");
 
 /// Shell commands `plan` may run without asking: ones that only read. A
-/// pattern ending in ` *` also matches the bare command.
+/// pattern ending in ` *` also matches the bare command. They match each simple
+/// command the shell parser finds; a command it cannot vouch for is asked about
+/// as a whole whatever its prefix ([`ward_permission::bash::BashQuestion`]).
 const PLAN_READ_ONLY: &[&str] = &[
     "ls *",
     "pwd",
@@ -215,7 +217,7 @@ fn summary() -> AgentInfo {
 
 #[cfg(test)]
 mod tests {
-    use ward_permission::{Action, bash::split_commands, evaluate, evaluate_all};
+    use ward_permission::{Action, bash::BashQuestion, evaluate};
 
     use super::*;
     use Action::{Allow, Ask, Deny};
@@ -232,8 +234,8 @@ mod tests {
     }
 
     fn bash(name: &str, command: &str) -> Action {
-        let layers = layers(name);
-        evaluate_all("bash", &split_commands(command), &layers).action
+        // As `exec` decides: parsed, and asked about as a whole when unsure.
+        BashQuestion::new(command).evaluate(&layers(name))
     }
 
     #[test]
@@ -266,6 +268,8 @@ mod tests {
             "git log --oneline -5",
             "wc -l src/lib.rs",
             "tree",
+            "ls # $(touch x)",
+            "git log --oneline | head -5",
         ] {
             assert_eq!(bash("plan", command), Allow, "{command}");
         }
@@ -282,6 +286,14 @@ mod tests {
             "git branch -D main",
             "ls && touch x",
             "cat $(rm x)",
+            // What the parser cannot vouch for is asked about, whatever its prefix.
+            "ls &>/dev/null touch x",
+            "cat ${x:-$(touch y)}",
+            "git status; eval touch y",
+            "ls $((x[$(touch p)]))",
+            "cat <<EOF\n$(touch p)\nEOF",
+            "cat <(touch p)",
+            "PATH=/tmp ls",
         ] {
             assert_eq!(bash("plan", command), Ask, "{command}");
         }

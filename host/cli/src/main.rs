@@ -5,6 +5,7 @@ mod commands;
 mod model_setup;
 mod printer;
 mod prompt;
+mod sandbox;
 mod setup;
 mod slash;
 mod subagents;
@@ -12,6 +13,7 @@ mod subagents;
 use std::process::ExitCode;
 
 use clap::{Parser, Subcommand};
+use ward_term::eoutln;
 
 /// Ward: an AI agent platform whose tools, hooks, agents and skills are sandboxed
 /// WebAssembly components.
@@ -71,13 +73,22 @@ enum Command {
 }
 
 fn main() -> ExitCode {
+    // The sandbox helper first: it must still be single-threaded to enter a new user
+    // namespace, and it needs nothing else `ward` sets up.
+    if let Some(status) = ward_sandbox::dispatch() {
+        return ExitCode::from(u8::try_from(status).unwrap_or(u8::MAX));
+    }
+    // Log records carry plugin and server text: they are rendered inert on the way
+    // out, so the logger's own colours are off (they would be escaped too).
     tracing_subscriber::fmt()
         .with_env_filter(
             tracing_subscriber::EnvFilter::try_from_env("WARD_LOG")
                 .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("warn")),
         )
-        .with_writer(std::io::stderr)
+        .with_writer(|| ward_term::InertStderr)
+        .with_ansi(false)
         .init();
+    inert_panics();
     let cli = Cli::parse();
     let runtime = match tokio::runtime::Builder::new_multi_thread()
         .enable_all()
@@ -85,7 +96,7 @@ fn main() -> ExitCode {
     {
         Ok(r) => r,
         Err(e) => {
-            eprintln!("error: cannot start the async runtime: {e}");
+            eoutln!("error: cannot start the async runtime: {e}");
             return ExitCode::FAILURE;
         }
     };
@@ -106,8 +117,19 @@ fn main() -> ExitCode {
     match result {
         Ok(code) => code,
         Err(e) => {
-            eprintln!("error: {e:#}");
+            eoutln!("error: {e:#}");
             ExitCode::FAILURE
         }
     }
+}
+
+/// A panic's message may quote untrusted text: it is printed inert, like the rest.
+fn inert_panics() {
+    std::panic::set_hook(Box::new(|info| {
+        eoutln!("{info}");
+        let trace = std::backtrace::Backtrace::capture();
+        if trace.status() == std::backtrace::BacktraceStatus::Captured {
+            eoutln!("{trace}");
+        }
+    }));
 }

@@ -7,11 +7,11 @@
 //! to a process exiting.
 
 use std::collections::HashSet;
-use std::io::Write;
 
 use clap::ValueEnum;
 use tokio::sync::{broadcast, oneshot};
 use ward_store::{Event, PartKind, SessionStatus, ToolState};
+use ward_term::{eoutln, inert_line, out, outln};
 
 /// How the loop's progress is printed.
 #[derive(Clone, Copy, ValueEnum, PartialEq, Eq)]
@@ -82,8 +82,9 @@ impl View {
 
     fn print(&mut self, event: Event) {
         if self.format == Format::Json {
-            if let Ok(line) = serde_json::to_string(&event) {
-                println!("{line}");
+            // Exact data for a pipe; terminal hazards spelt as JSON escapes.
+            if let Ok(line) = ward_term::json_line(&event) {
+                outln!("{line}");
             }
             return;
         }
@@ -93,12 +94,15 @@ impl View {
                     self.text_parts.insert(part.id.clone());
                 }
                 PartKind::Tool(t) => match &t.state {
-                    ToolState::Completed { title, .. } => eprintln!("\n[{}] {title}", t.tool),
+                    // One line each: a title or an error cannot forge lines of ours.
+                    ToolState::Completed { title, .. } => {
+                        eoutln!("\n[{}] {}", inert_line(&t.tool), inert_line(title))
+                    }
                     ToolState::Error { error, .. } => {
-                        eprintln!(
+                        eoutln!(
                             "\n[{}] error: {}",
-                            t.tool,
-                            error.lines().next().unwrap_or("")
+                            inert_line(&t.tool),
+                            inert_line(error.lines().next().unwrap_or(""))
                         )
                     }
                     _ => {}
@@ -106,8 +110,9 @@ impl View {
                 _ => {}
             },
             Event::PartDelta { part_id, delta, .. } if self.text_parts.contains(&part_id) => {
-                print!("{delta}");
-                let _ = std::io::stdout().flush();
+                // The answer is multi-line text; `out!` renders it inert and flushes.
+                // Escapes are per character, so one split between deltas still shows.
+                out!("{delta}");
             }
             Event::SessionStatus {
                 session_id,
@@ -116,7 +121,7 @@ impl View {
                         attempt, message, ..
                     },
             } if session_id == self.session => {
-                eprintln!("\nretrying (attempt {attempt}): {message}");
+                eoutln!("\nretrying (attempt {attempt}): {}", inert_line(&message));
             }
             _ => {}
         }

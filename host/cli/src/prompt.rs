@@ -3,10 +3,12 @@
 //! is answered "once" without a prompt. Answers are read from standard input line by
 //! line, so they can be piped in; at end of input every ask is rejected.
 
-use std::io::{BufRead, Write};
+use std::io::BufRead;
 
 use tokio::sync::broadcast;
+use ward_permission::protected::marks_config_change;
 use ward_permission::{AskRequest, PermissionEngine, PermissionEvent, Reply};
+use ward_term::{eout, eoutln, inert_line};
 
 /// Answers asks published on `events` until the channel closes.
 pub fn spawn_answerer(
@@ -24,7 +26,9 @@ pub fn spawn_answerer(
             let PermissionEvent::Asked { id, request } = event else {
                 continue;
             };
-            let reply = if yes {
+            // A change to Ward's configuration needs a person's answer: `--yes` does
+            // not give it, the terminal is asked (and no answer rejects it).
+            let reply = if yes && !marks_config_change(&request.metadata) {
                 Reply::Once
             } else {
                 let question = question(&request);
@@ -38,23 +42,29 @@ pub fn spawn_answerer(
     })
 }
 
-/// The question put to the user for one ask.
+/// The question put to the user for one ask. The permission and the patterns come
+/// from tools and the model: each is shown on one line, inert, so none can clear the
+/// screen, hide a pattern or print a question of its own.
 pub fn question(request: &AskRequest) -> String {
+    let patterns: Vec<_> = request.patterns.iter().map(|p| inert_line(p)).collect();
+    // Who asks: a plugin's own question says so, so its words cannot pass for the host's.
+    let asker = match &request.plugin {
+        Some(plugin) => format!("Plugin `{}` asks: ", inert_line(plugin)),
+        None => String::new(),
+    };
     format!(
-        "Allow {} for {}? [y]es once / [a]lways / [n]o (feedback after n): ",
-        request.permission,
-        request.patterns.join(", ")
+        "{asker}Allow {} for {}? [y]es once / [a]lways / [n]o (feedback after n): ",
+        inert_line(&request.permission),
+        patterns.join(", ")
     )
 }
 
 fn ask_line(question: &str) -> Reply {
-    let mut stderr = std::io::stderr();
-    let _ = write!(stderr, "{question}");
-    let _ = stderr.flush();
+    eout!("{question}");
     let mut line = String::new();
     match std::io::stdin().lock().read_line(&mut line) {
         Ok(0) | Err(_) => {
-            let _ = writeln!(stderr, "(no answer: rejected)");
+            eoutln!("(no answer: rejected)");
             Reply::Reject { feedback: None }
         }
         Ok(_) => parse_answer(&line),

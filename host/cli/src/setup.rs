@@ -10,13 +10,14 @@ use ward_agent::{AgentInfo, AgentRegistry};
 use ward_command::CommandRegistry;
 use ward_config::LoadedConfig;
 use ward_permission::{ApprovalStore, PermissionEngine, PermissionEvent, Ruleset};
-use ward_plugin::discovery::{Discovered, Origin, discover};
+use ward_plugin::discovery::{Discovered, Origin, PluginSource, discover};
 use ward_plugin::{DeclaredAgent, HostOptions, PluginHost};
 use ward_prompt::{PromptInputs, SystemPrompt};
 use ward_session::skill_tool::SkillTool;
 use ward_session::truncate::{KEEP_SAVED, OutputPolicy, SWEEP_EVERY, sweep};
 use ward_session::{ContextPolicy, ModelSetup, PluginAskHook, ToolBox};
 use ward_skill::{SkillInfo, SkillRegistry, SkillRoots, summaries};
+use ward_term::eoutln;
 
 /// Everything a command needs.
 pub struct Workspace {
@@ -99,7 +100,7 @@ impl Workspace {
     pub async fn tool_box(&self, rules: &Arc<Vec<Ruleset>>) -> ToolBox {
         let (tools, failed) = ToolBox::load(self.host.clone(), rules).await;
         for (plugin, e) in failed {
-            eprintln!("warning: {plugin}: {e}");
+            eoutln!("warning: {plugin}: {e}");
         }
         let dir = self.tool_output_dir.clone();
         tokio::spawn(async move {
@@ -155,10 +156,20 @@ impl Workspace {
         let config = ward_config::load(cwd)?;
         let rules = Arc::new(rules(&config)?);
         let data_dir = data_dir()?;
+        let mut found = discover(crate::builtins::BUILTINS, &search_path(&config));
+        // A plugin named like a built-in one replaces it only when config says so.
+        found.allow_replacements(|name| {
+            config
+                .config
+                .plugins
+                .get(name)
+                .is_some_and(|p| p.replaces.iter().any(|r| r == name))
+        });
         let Discovered {
             plugins,
             mut errors,
-        } = discover(crate::builtins::BUILTINS, &search_path(&config));
+            ..
+        } = found;
         let options = HostOptions {
             project: config.project_root.clone(),
             // WARD_CACHE_DIR lets several data directories share one compiled cache
@@ -169,13 +180,21 @@ impl Workspace {
                     .unwrap_or_else(|| data_dir.join("cache/components")),
             ),
             audit_log: Some(data_dir.join("audit.log")),
-            grants: grants(&config, &mut errors),
+            grants: grants(&config, &plugins, &mut errors),
             disabled: config
                 .config
                 .plugins
                 .iter()
                 .filter(|(_, p)| !p.enabled)
                 .map(|(name, _)| name.clone())
+                .collect(),
+            sandbox: crate::sandbox::settings(&config, &data_dir)?,
+            replaces: config
+                .config
+                .plugins
+                .iter()
+                .filter(|(_, p)| !p.replaces.is_empty())
+                .map(|(name, p)| (name.clone(), p.replaces.clone()))
                 .collect(),
         };
         let host = Arc::new(PluginHost::new(plugins, options)?);
@@ -218,7 +237,7 @@ impl Workspace {
     /// Prints discovery problems as warnings.
     pub fn warn_discovery_errors(&self) {
         for e in &self.discovery_errors {
-            eprintln!("warning: {e}");
+            eoutln!("warning: {e}");
         }
     }
 }
@@ -269,9 +288,14 @@ pub fn rules(config: &LoadedConfig) -> Result<Vec<Ruleset>> {
 }
 
 /// Grants per plugin: `[plugins.NAME] grant` from config, else the grants recorded in
-/// `ward.lock` by `ward plugin install/grant`. An unreadable lock grants nothing and is
-/// reported in `errors`.
-fn grants(config: &LoadedConfig, errors: &mut Vec<String>) -> BTreeMap<String, Vec<String>> {
+/// `ward.lock` by `ward plugin install/grant`, pinned to what each manifest asked for
+/// when they were given (what it asks for since is reported in `errors` and stays off
+/// until granted). An unreadable lock grants nothing and is reported in `errors`.
+fn grants(
+    config: &LoadedConfig,
+    plugins: &[PluginSource],
+    errors: &mut Vec<String>,
+) -> BTreeMap<String, Vec<String>> {
     let mut grants: BTreeMap<String, Vec<String>> = config
         .config
         .plugins
@@ -286,8 +310,30 @@ fn grants(config: &LoadedConfig, errors: &mut Vec<String>) -> BTreeMap<String, V
         .collect();
     match ward_market::Lock::load(&config.project_root) {
         Ok(lock) => {
-            for (name, locked) in lock.grants() {
-                grants.entry(name).or_insert(locked);
+            for entry in &lock.plugins {
+                if grants.contains_key(&entry.name) {
+                    continue;
+                }
+                let now: Vec<ward_config::Grant> = plugins
+                    .iter()
+                    .find(|p| p.manifest.name == entry.name)
+                    .map(|p| ward_market::requested(&p.manifest.capabilities))
+                    .map(|asks| asks.into_iter().map(|r| r.grant).collect())
+                    .unwrap_or_else(|| entry.requested.clone());
+                let (pinned, since) = ward_market::grants::pinned(entry, &now);
+                if !since.is_empty() {
+                    let since: Vec<String> = since.iter().map(ToString::to_string).collect();
+                    errors.push(format!(
+                        "plugin `{}` asks for {} since it was granted; not in effect until a \
+                         person grants it (`ward plugin grant {} {}`)",
+                        entry.name,
+                        since.join(", "),
+                        entry.name,
+                        since.join(" ")
+                    ));
+                }
+                let pinned = pinned.iter().map(ToString::to_string).collect();
+                grants.insert(entry.name.clone(), pinned);
             }
         }
         Err(e) => errors.push(format!("{e} (its grants are ignored)")),

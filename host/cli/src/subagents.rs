@@ -17,6 +17,7 @@ use ward_session::task::{ChildLoops, Subagents, TaskTool};
 use ward_session::title::Titles;
 use ward_session::{ModelSetup, Runner};
 use ward_store::SqliteStore;
+use ward_term::eoutln;
 
 use crate::setup::Workspace;
 
@@ -126,7 +127,7 @@ fn titles(ws: &Workspace) -> Option<Titles> {
     match crate::model_setup::resolve(&ws.config, Some(small)) {
         Ok(model) => Some(Titles { model, prompt }),
         Err(e) => {
-            eprintln!("warning: small_model `{small}`: {e:#}; titles come from the first prompt");
+            eoutln!("warning: small_model `{small}`: {e:#}; titles come from the first prompt");
             None
         }
     }

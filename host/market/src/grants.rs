@@ -43,7 +43,19 @@ pub fn grant(
     grants: &[Grant],
 ) -> Result<LockEntry, MarketError> {
     let entry = lock.entry_mut(name)?;
-    check_fit(name, grants, &entry.requested)?;
+    // What the installed manifest asks for now may have grown since it was granted
+    // ([`pinned`]); a person granting one of those items here approves it.
+    let since: Vec<Grant> = installed_requests(project, name)
+        .into_iter()
+        .filter(|item| !entry.requested.contains(item))
+        .collect();
+    let asks: Vec<Grant> = entry.requested.iter().chain(&since).cloned().collect();
+    check_fit(name, grants, &asks)?;
+    for item in since {
+        if grants.iter().any(|g| covers(g, &item)) {
+            entry.requested.push(item);
+        }
+    }
     for g in grants {
         if !entry.grant.contains(g) {
             entry.grant.push(g.clone());
@@ -52,6 +64,25 @@ pub fn grant(
     let entry = entry.clone();
     lock.save(project)?;
     Ok(entry)
+}
+
+/// What the manifest installed for `name` in `project` asks for; nothing when it
+/// cannot be read.
+fn installed_requests(project: &std::path::Path, name: &str) -> Vec<Grant> {
+    let path = project
+        .join(crate::PLUGINS_DIR)
+        .join(name)
+        .join("plugin.toml");
+    let Ok(text) = std::fs::read_to_string(&path) else {
+        return Vec::new();
+    };
+    match ward_config::parse_manifest(&path, &text) {
+        Ok(manifest) => crate::words::requested(&manifest.capabilities)
+            .into_iter()
+            .map(|r| r.grant)
+            .collect(),
+        Err(_) => Vec::new(),
+    }
 }
 
 /// Removes `grants` from `name`'s entry and saves. A bare capability (`net`)
@@ -113,6 +144,47 @@ pub fn carried(installed: &LockEntry, requested: &[Requested]) -> Vec<Grant> {
         .collect()
 }
 
+/// An installed plugin's grants as they apply to the manifest it has `now`: a grant of
+/// a whole capability (`net`) covers only the items the manifest asked for when it was
+/// granted (`entry.requested`), so a manifest changed since then — by anyone, the
+/// plugin included — gains nothing until a person grants the new items (`ward plugin
+/// grant`). Returns the grants to apply and the items asked for since.
+pub fn pinned(entry: &LockEntry, now: &[Grant]) -> (Vec<Grant>, Vec<Grant>) {
+    let since: Vec<Grant> = now
+        .iter()
+        .filter(|item| !entry.requested.contains(item))
+        .filter(|item| {
+            !entry
+                .grant
+                .iter()
+                .any(|g| g.scope.is_some() && covers(g, item))
+        })
+        .cloned()
+        .collect();
+    if since.is_empty() {
+        return (entry.grant.clone(), since);
+    }
+    let mut grants: Vec<Grant> = Vec::new();
+    for g in &entry.grant {
+        let items: Vec<Grant> = match g.scope {
+            Some(_) => vec![g.clone()],
+            // The items of this capability that were approved and are still asked for.
+            None => entry
+                .requested
+                .iter()
+                .filter(|r| covers(g, r) && now.iter().any(|n| covers(n, r)))
+                .cloned()
+                .collect(),
+        };
+        for item in items {
+            if !grants.contains(&item) {
+                grants.push(item);
+            }
+        }
+    }
+    (grants, since)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -156,6 +228,28 @@ mod tests {
             e,
             "p does not ask for `env:HOME` (it asks for: fs-read:$WORKSPACE, net:https://a.com)"
         );
+    }
+
+    #[test]
+    fn a_changed_manifest_gains_nothing_from_a_broad_grant() {
+        let installed = entry(
+            &["fs-write:$WORKSPACE/out", "net:https://a.com"],
+            &["fs-write", "net:https://a.com"],
+        );
+        let same = [g("fs-write:$WORKSPACE/out"), g("net:https://a.com")];
+        assert_eq!(pinned(&installed, &same), (installed.grant.clone(), vec![]));
+        // The manifest now also asks for the home directory and another host.
+        let wider = [
+            g("fs-write:$WORKSPACE/out"),
+            g("fs-write:~"),
+            g("net:https://a.com"),
+            g("net:https://evil.com"),
+        ];
+        let (grants, since) = pinned(&installed, &wider);
+        let grants: Vec<String> = grants.iter().map(ToString::to_string).collect();
+        assert_eq!(grants, ["fs-write:$WORKSPACE/out", "net:https://a.com"]);
+        let since: Vec<String> = since.iter().map(ToString::to_string).collect();
+        assert_eq!(since, ["fs-write:~", "net:https://evil.com"]);
     }
 
     #[test]

@@ -289,6 +289,12 @@ impl Staged {
         self.manifest.as_ref()
     }
 
+    /// The staging directory holding the unpacked package (its `plugin.toml` and
+    /// component), for checks made before [`Staged::commit`].
+    pub fn dir(&self) -> &Path {
+        &self.dir
+    }
+
     /// Moves the package to `.ward/plugins/NAME/` (replacing the version recorded in
     /// `lock`, if any) and records it with `grant` in `lock`, which is saved.
     pub fn commit(self, lock: &mut Lock, grant: Vec<Grant>) -> Result<LockEntry, MarketError> {

@@ -1,9 +1,10 @@
 //! The ask channel: checking tool calls and waiting for the user's answer.
 //!
 //! Owns the pending asks, the replies to them (once / always / reject, with their
-//! cascades to the session's other asks) and the approvals layer, which is loaded
-//! from an [`ApprovalStore`] per (project, agent) and appended after the caller's
-//! layers so an "always" answer wins from then on.
+//! cascades to the session's other asks) and the approvals layer, loaded from an
+//! [`ApprovalStore`] per (project, agent) — and per plugin for the questions a plugin
+//! asks — and consulted after the caller's layers. An approval only ever turns an *ask*
+//! into an *allow*: a deny rule wins over anything the user approved.
 
 mod request;
 mod store;
@@ -12,7 +13,6 @@ mod tests;
 
 use std::collections::HashMap;
 use std::collections::hash_map::Entry;
-use std::iter;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 use std::time::{SystemTime, UNIX_EPOCH};
@@ -20,10 +20,10 @@ use std::time::{SystemTime, UNIX_EPOCH};
 use tokio::sync::{broadcast, oneshot};
 
 pub use request::{AskRequest, PermissionEvent, Reply};
-pub use store::{ApprovalStore, MemoryApprovals};
+pub use store::{ApprovalStore, MemoryApprovals, approval_scope};
 
 use crate::error::PermissionError;
-use crate::evaluate::evaluate_all_in;
+use crate::evaluate::evaluate_approved;
 use crate::rule::{Action, Rule, Ruleset};
 
 /// Name of the approvals layer in decisions and explanations.
@@ -116,18 +116,19 @@ impl PermissionEngine {
         let _ = self.inner.ask_hook.set(hook);
     }
 
-    /// Checks `req` against `layers` followed by the stored approvals for its
-    /// project and agent. Allowed → `Ok`; denied → [`PermissionError::Denied`];
-    /// otherwise publishes [`PermissionEvent::Asked`] and waits for [`reply`].
+    /// Checks `req` against `layers`, then the stored approvals for its project and
+    /// agent (and its plugin's own, when a plugin asks), which can only turn an ask
+    /// into an allow. Allowed → `Ok`; denied → [`PermissionError::Denied`]; otherwise
+    /// publishes [`PermissionEvent::Asked`] and waits for [`reply`].
     ///
     /// Dropping the returned future (e.g. when the session is aborted) withdraws
     /// the ask.
     ///
     /// [`reply`]: PermissionEngine::reply
     pub async fn check(&self, req: AskRequest, layers: &[Ruleset]) -> Result<(), PermissionError> {
-        let approvals = self.approvals(&req.project, &req.agent);
-        let all = layers.iter().chain(iter::once(&approvals));
-        let (decision, pattern) = evaluate_all_in(&req.permission, &req.patterns, all);
+        let approvals = self.approvals(&req);
+        let (decision, pattern) =
+            evaluate_approved(&req.permission, &req.patterns, layers.iter(), &approvals);
         match decision.action {
             Action::Allow => return Ok(()),
             Action::Deny => {
@@ -178,7 +179,7 @@ impl PermissionEngine {
     ///
     /// - `Once` lets that call through.
     /// - `Always` also stores allow rules for the ask's `always` patterns (scoped to
-    ///   its project and agent) and lets through every other pending ask of the
+    ///   its project and agent, and to the plugin that asked, if one did) and lets through every other pending ask of the
     ///   session that is now allowed. If storing fails the call still goes through
     ///   once and [`PermissionError::Store`] is returned.
     /// - `Reject` fails that call with the feedback and rejects every other pending
@@ -228,14 +229,24 @@ impl PermissionEngine {
             .collect()
     }
 
-    /// The approvals layer for `project` and `agent`.
-    fn approvals(&self, project: &str, agent: &str) -> Ruleset {
-        Ruleset::new(APPROVALS_SOURCE, self.inner.approvals.load(project, agent))
+    /// The approvals that apply to `req`: those the user gave the host's questions for
+    /// its project and agent, then — when a plugin asks — those given to that plugin's
+    /// own questions, which no other plugin and no host question ever sees.
+    fn approvals(&self, req: &AskRequest) -> Ruleset {
+        let store = &self.inner.approvals;
+        let mut rules = store.load(&req.project, &req.agent);
+        if let Some(plugin) = &req.plugin {
+            let scope = approval_scope(&req.agent, Some(plugin));
+            rules.extend(store.load(&req.project, &scope));
+        }
+        Ruleset::new(APPROVALS_SOURCE, rules)
     }
 
-    /// Stores allow rules for the request's `always` patterns that are not stored yet.
+    /// Stores allow rules for the request's `always` patterns that are not stored yet,
+    /// under the asking plugin's own scope when a plugin asked.
     fn persist(&self, req: &AskRequest) -> Result<(), PermissionError> {
-        let existing = self.inner.approvals.load(&req.project, &req.agent);
+        let scope = approval_scope(&req.agent, req.plugin.as_deref());
+        let existing = self.inner.approvals.load(&req.project, &scope);
         let mut new: Vec<Rule> = Vec::new();
         for pattern in &req.always {
             let rule = Rule::new(&req.permission, pattern, Action::Allow);
@@ -248,7 +259,7 @@ impl PermissionEngine {
         }
         self.inner
             .approvals
-            .save(&req.project, &req.agent, &new)
+            .save(&req.project, &scope, &new)
             .map_err(PermissionError::Store)
     }
 
@@ -256,17 +267,16 @@ impl PermissionEngine {
     /// approvals now allow in full.
     fn release_allowed(&self, session: &str) {
         // Load approvals without holding the lock: the store may do I/O.
-        let scopes: Vec<(String, String)> = self
+        let requests: Vec<AskRequest> = self
             .lock()
             .iter()
             .filter(|ask| ask.request.session_id == session)
-            .map(|ask| (ask.request.project.clone(), ask.request.agent.clone()))
+            .map(|ask| ask.request.clone())
             .collect();
-        let mut approvals: HashMap<(String, String), Ruleset> = HashMap::new();
-        for scope in scopes {
-            if let Entry::Vacant(slot) = approvals.entry(scope) {
-                let set = self.approvals(&slot.key().0, &slot.key().1);
-                slot.insert(set);
+        let mut approvals: HashMap<ApprovalKey, Ruleset> = HashMap::new();
+        for req in &requests {
+            if let Entry::Vacant(slot) = approvals.entry(ApprovalKey::of(req)) {
+                slot.insert(self.approvals(req));
             }
         }
 
@@ -275,11 +285,9 @@ impl PermissionEngine {
             if req.session_id != session {
                 return false;
             }
-            let scope = (req.project.clone(), req.agent.clone());
             // An ask registered after the scan has no loaded approvals; it stays.
-            approvals.get(&scope).is_some_and(|stored| {
-                let all = ask.layers.iter().chain(iter::once(stored));
-                evaluate_all_in(&req.permission, &req.patterns, all)
+            approvals.get(&ApprovalKey::of(req)).is_some_and(|stored| {
+                evaluate_approved(&req.permission, &req.patterns, ask.layers.iter(), stored)
                     .0
                     .action
                     == Action::Allow
@@ -330,6 +338,24 @@ impl PermissionEngine {
     fn emit(&self, event: PermissionEvent) {
         // No subscribers is fine: replies can still arrive through the API.
         let _ = self.inner.events.send(event);
+    }
+}
+
+/// Which stored approvals apply to an ask: its project, agent and asking plugin.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+struct ApprovalKey {
+    project: String,
+    agent: String,
+    plugin: Option<String>,
+}
+
+impl ApprovalKey {
+    fn of(req: &AskRequest) -> Self {
+        ApprovalKey {
+            project: req.project.clone(),
+            agent: req.agent.clone(),
+            plugin: req.plugin.clone(),
+        }
     }
 }
 

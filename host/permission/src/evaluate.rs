@@ -142,13 +142,56 @@ pub(crate) fn evaluate_all_in<'a, 'p, I>(
 where
     I: DoubleEndedIterator<Item = &'a Ruleset> + Clone,
 {
+    evaluate_each(patterns, |pattern| {
+        evaluate_in(permission, pattern, layers.clone())
+    })
+}
+
+/// [`evaluate_all_in`] followed by stored approvals, which can only turn an *ask* into
+/// an *allow*: a pattern the rules deny stays denied whatever was approved, so an
+/// "always" answer can never outvote an explicit deny rule.
+pub(crate) fn evaluate_approved<'a, 'p, I>(
+    permission: &str,
+    patterns: &'p [String],
+    layers: I,
+    approvals: &'a Ruleset,
+) -> (Decision<'a>, &'p str)
+where
+    I: DoubleEndedIterator<Item = &'a Ruleset> + Clone,
+{
+    evaluate_each(patterns, |pattern| {
+        let decision = evaluate_in(permission, pattern, layers.clone());
+        if decision.action != Action::Ask {
+            return decision;
+        }
+        let approved = approvals
+            .rules
+            .iter()
+            .rev()
+            .find(|r| r.action == Action::Allow && r.matches(permission, pattern));
+        match approved {
+            Some(rule) => Decision {
+                action: Action::Allow,
+                rule: Some((approvals, rule)),
+            },
+            None => decision,
+        }
+    })
+}
+
+/// Decides every pattern with `decide` (an empty list as the single pattern `*`): any
+/// deny denies, else any ask asks, else it is allowed; also returns the deciding pattern.
+fn evaluate_each<'a, 'p>(
+    patterns: &'p [String],
+    mut decide: impl FnMut(&str) -> Decision<'a>,
+) -> (Decision<'a>, &'p str) {
     if patterns.is_empty() {
-        return (evaluate_in(permission, "*", layers), "*");
+        return (decide("*"), "*");
     }
     let mut ask = None;
     let mut allow = None;
     for pattern in patterns {
-        let decision = evaluate_in(permission, pattern, layers.clone());
+        let decision = decide(pattern);
         match decision.action {
             Action::Deny => return (decision, pattern),
             Action::Ask => {

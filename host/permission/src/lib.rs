@@ -9,8 +9,10 @@
 //! - [`rule`]: rules, rulesets, config parsing and the built-in defaults.
 //! - [`mod@evaluate`]: deciding a request against layered rulesets.
 //! - [`mod@explain`]: a human-readable account of a decision (`ward permission explain`).
-//! - [`bash`]: splitting shell commands into patterns and the "always" prefix.
+//! - [`bash`]: parsing shell commands into patterns (fail closed) and the "always" prefix.
 //! - [`path`]: project-relative path patterns and the external-directory check.
+//! - [`protected`]: Ward's own configuration and state, which plugins never write.
+//! - [`tree`]: path rules applied to directory operations.
 //! - [`engine`]: the asynchronous ask channel and persisted approvals.
 
 pub mod bash;
@@ -19,12 +21,14 @@ pub mod error;
 pub mod evaluate;
 pub mod explain;
 pub mod path;
+pub mod protected;
 pub mod rule;
+pub mod tree;
 pub mod wildcard;
 
 pub use engine::{
     ApprovalStore, AskHook, AskRequest, HookAnswer, MemoryApprovals, PermissionEngine,
-    PermissionEvent, Reply,
+    PermissionEvent, Reply, approval_scope,
 };
 pub use error::PermissionError;
 pub use evaluate::{Decision, disabled_tools, evaluate, evaluate_all, permission_key};

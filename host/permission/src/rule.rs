@@ -250,6 +250,8 @@ pub fn defaults() -> Ruleset {
             Rule::new("*", "*", Allow),
             Rule::new("doom_loop", "*", Ask),
             Rule::new("external_directory", "*", Ask),
+            // A command leaving the process sandbox is the user's call.
+            Rule::new("unsandboxed", "*", Ask),
             Rule::new("read", "*", Allow),
             Rule::new("read", "*.env", Ask),
             Rule::new("read", "*.env.*", Ask),

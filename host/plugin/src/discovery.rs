@@ -1,7 +1,9 @@
 //! Finding plugins: the built-ins embedded in the binary, then `~/.config/ward/plugins/*/`,
 //! `.ward/plugins/*/`, and the directories named in config. A later source replaces an
-//! earlier plugin of the same name, so a project can override a user plugin, and a user
-//! a built-in. A broken manifest is reported and skipped; the others still load.
+//! earlier plugin of the same name, so a project can override a user plugin — but never
+//! a built-in one silently: a plugin named like a built-in is set aside until
+//! [`Discovered::allow_replacements`] lets it in (the user's `[plugins.NAME] replaces`)
+//! or reports it. A broken manifest is reported and skipped; the others still load.
 
 use std::path::{Path, PathBuf};
 
@@ -80,6 +82,30 @@ pub struct Discovered {
     pub plugins: Vec<PluginSource>,
     /// Problems found (bad manifests, unreadable directories), each naming the file.
     pub errors: Vec<String>,
+    /// Plugins named like a built-in one, which they do not replace unless allowed.
+    pub shadowing: Vec<PluginSource>,
+}
+
+impl Discovered {
+    /// Lets each plugin named like a built-in one replace it when `allowed(name)` (the
+    /// user's explicit setting); reports the others in `errors`, and keeps the built-in.
+    pub fn allow_replacements(&mut self, allowed: impl Fn(&str) -> bool) {
+        for p in std::mem::take(&mut self.shadowing) {
+            let name = p.manifest.name.clone();
+            if allowed(&name) {
+                if let Some(slot) = self.plugins.iter_mut().find(|q| q.manifest.name == name) {
+                    *slot = p;
+                }
+                continue;
+            }
+            self.errors.push(format!(
+                "plugin `{name}` ({}) is named like the standard plugin `{name}` and was not \
+                 loaded; to use it instead, set `[plugins.{name}] replaces = [\"{name}\"]` in \
+                 ward.toml",
+                p.manifest_path.display()
+            ));
+        }
+    }
 }
 
 /// Discovers plugins from `builtins` and the `(origin, directory)` search list. Each
@@ -92,7 +118,7 @@ pub fn discover(builtins: &[Builtin], search: &[(Origin, PathBuf)]) -> Discovere
             Ok(manifest) => {
                 let manifest_path = PathBuf::from(format!("builtin:{}/plugin.toml", manifest.name));
                 insert(
-                    &mut out.plugins,
+                    &mut out,
                     PluginSource {
                         origin: Origin::Builtin,
                         manifest_path,
@@ -138,7 +164,7 @@ fn load_dir(out: &mut Discovered, origin: Origin, dir: &Path) {
         Ok(manifest) => {
             let component = ComponentBytes::File(dir.join(&manifest.component));
             insert(
-                &mut out.plugins,
+                out,
                 PluginSource {
                     origin,
                     manifest_path: path,
@@ -151,7 +177,20 @@ fn load_dir(out: &mut Discovered, origin: Origin, dir: &Path) {
     }
 }
 
-fn insert(list: &mut Vec<PluginSource>, p: PluginSource) {
-    list.retain(|q| q.manifest.name != p.manifest.name);
-    list.push(p);
+/// Adds `p`, replacing an earlier plugin of its name — unless that one is built in and
+/// `p` is not: then `p` waits in `shadowing` (the last of its name wins there).
+fn insert(out: &mut Discovered, p: PluginSource) {
+    let name = &p.manifest.name;
+    let shadows_builtin = p.origin != Origin::Builtin
+        && out
+            .plugins
+            .iter()
+            .any(|q| q.origin == Origin::Builtin && &q.manifest.name == name);
+    if shadows_builtin {
+        out.shadowing.retain(|q| &q.manifest.name != name);
+        out.shadowing.push(p);
+        return;
+    }
+    out.plugins.retain(|q| &q.manifest.name != name);
+    out.plugins.push(p);
 }

@@ -49,6 +49,9 @@ impl SharedEngine {
             .total_memories(MAX_CONCURRENT_INSTANCES * 2)
             .total_tables(MAX_CONCURRENT_INSTANCES * 4)
             .total_stacks(MAX_CONCURRENT_INSTANCES)
+            // Caps on one memory and one table only (a component may have four memories
+            // and sixteen tables): the plugin's limit is enforced on all of a call's
+            // memories and tables together by the store's limiter (`crate::limiter`).
             .max_memory_size(MAX_MEMORY_BYTES)
             .max_core_instances_per_component(32)
             .max_memories_per_component(4)

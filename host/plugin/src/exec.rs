@@ -1,30 +1,25 @@
 //! The `exec` import: running a process on the host for a plugin.
 //!
-//! Three gates, in order: the plugin's effective `exec` patterns (ceiling ∩ grant)
-//! must cover every sub-command; a working directory outside the project must pass the
-//! `external_directory` rule; and every sub-command must pass the `bash` rules (which may
-//! ask the user). The process gets a scrubbed environment, its own process group (so a
-//! timeout kills the whole tree), and its output is capped at the plugin's output limit,
-//! keeping the tail.
+//! The gates, in order: the plugin's effective `exec` patterns (ceiling ∩ grant) must
+//! cover every simple command the shell parser finds (a command it is unsure about
+//! needs a grant of `*`); the working directory, resolved through symlinks, must pass
+//! `external_directory` when outside the project; files opened by redirections must
+//! pass `external_directory` when outside it and `edit` when written; and the command
+//! must pass the `bash` rules (which may ask the user; an unsure command is always
+//! asked about as a whole, see [`BashQuestion`]). Then [`crate::process`] starts it, confined by the kernel.
 
-use std::path::PathBuf;
-use std::process::Stdio;
+use std::path::{Path, PathBuf};
 use std::sync::Arc;
-use std::time::Duration;
 
-use tokio::io::{AsyncRead, AsyncReadExt, AsyncWriteExt};
-use tokio::process::Command;
-use ward_permission::{bash, path as rule_path};
+use ward_permission::bash::BashQuestion;
+use ward_permission::{PermissionError, path as rule_path};
 
 use crate::bindings::host::{ExecOutput, ExecRequest};
-use crate::state::CallEnv;
+use crate::process::spawn;
+use crate::state::{CallEnv, CallScope};
 
-const DEFAULT_TIMEOUT_MS: u32 = 120_000;
-/// Variables every process inherits; everything else must be granted with `env`.
-/// The shell every `exec` runs under.
-const SHELL: &str = "/bin/sh";
-
-const BASE_ENV: &[&str] = &["PATH", "HOME", "LANG", "LC_ALL", "TERM", "TMPDIR", "USER"];
+/// Redirection targets that are not files: writing to them changes nothing.
+const DEVICES: &[&str] = &["/dev/null", "/dev/stdout", "/dev/stderr", "/dev/tty"];
 
 pub(crate) async fn run(env: Arc<CallEnv>, req: ExecRequest) -> Result<ExecOutput, String> {
     let plugin = env.plugin.as_str();
@@ -33,56 +28,194 @@ pub(crate) async fn run(env: Arc<CallEnv>, req: ExecRequest) -> Result<ExecOutpu
         env.audit.deny(plugin, "exec", &req.command, &reason);
         return Err(reason);
     }
-    let commands = bash::split_commands(&req.command);
-    if commands.is_empty() {
+    let question = BashQuestion::new(&req.command);
+    if question.is_empty() {
         return Err("exec: the command is empty".to_string());
     }
-    if let Some(bad) = commands.iter().find(|c| !env.caps.allows_exec(c)) {
-        let reason = format!(
-            "command `{bad}` is outside the exec patterns granted to plugin `{plugin}` ({})",
-            env.caps.exec.join(", ")
-        );
-        env.audit.deny(plugin, "exec", bad, &reason);
-        return Err(reason);
-    }
+    check_grant(&env, &question)?;
 
     let project = &env.scope.project;
-    let workdir = match &req.workdir {
-        Some(w) => rule_path::normalize(&project.join(w)),
-        None => project.clone(),
-    };
-    if rule_path::is_external(&workdir, project, &[std::env::temp_dir()]) {
+    let workdir = resolve_workdir(project, req.workdir.as_deref())?;
+    // Compared resolved against resolved, so a symlinked project or temp dir is
+    // still itself.
+    let real_project = std::fs::canonicalize(project).unwrap_or_else(|_| project.clone());
+    let temp = std::env::temp_dir();
+    let also_allowed = [std::fs::canonicalize(&temp).unwrap_or(temp)];
+    if rule_path::is_external(&workdir, &real_project, &also_allowed) {
         let pattern = format!("{}/*", workdir.display());
         check(
             &env,
+            &env.scope,
             "external_directory",
             vec![pattern.clone()],
             vec![pattern],
         )
         .await?;
     }
-    let always = commands.iter().map(|c| bash::always_pattern(c)).collect();
-    check(&env, "bash", commands, always).await?;
+    check_redirects(&env, &question, &workdir, &real_project, &also_allowed).await?;
+    check_bash(&env, &question).await?;
     env.audit
         .allow(plugin, "exec", &req.command, "granted and permitted");
 
     spawn(&env, &req, workdir).await
 }
 
+/// The plugin's `exec` grant must cover every simple command. A command the
+/// parser is unsure about has no parts a narrow grant could cover: only a plugin
+/// granted (and allowed by its manifest) every command, `*`, may go on to the
+/// `bash` rules with it.
+fn check_grant(env: &CallEnv, question: &BashQuestion) -> Result<(), String> {
+    let plugin = env.plugin.as_str();
+    let granted = env.caps.exec.join(", ");
+    if let Some(why) = question.unsure() {
+        let everything = |pats: &[String]| pats.iter().any(|p| p == "*");
+        if everything(&env.caps.exec) && everything(&env.caps.exec_ceiling) {
+            return Ok(());
+        }
+        let reason = format!(
+            "command `{}` cannot be checked against the exec patterns granted to plugin \
+             `{plugin}` ({granted}): {why}",
+            question.command
+        );
+        env.audit.deny(plugin, "exec", &question.command, &reason);
+        return Err(reason);
+    }
+    if let Some(bad) = question.commands().find(|c| !env.caps.allows_exec(c)) {
+        let reason = format!(
+            "command `{bad}` is outside the exec patterns granted to plugin `{plugin}` ({granted})"
+        );
+        env.audit.deny(plugin, "exec", bad, &reason);
+        return Err(reason);
+    }
+    Ok(())
+}
+
+/// The working directory, resolved through symlinks: the external-directory check
+/// must see where the process will really run.
+fn resolve_workdir(project: &Path, workdir: Option<&str>) -> Result<PathBuf, String> {
+    let dir = match workdir {
+        Some(w) => project.join(w),
+        None => project.to_path_buf(),
+    };
+    match std::fs::canonicalize(&dir) {
+        Ok(real) if real.is_dir() => Ok(real),
+        Ok(real) => Err(format!(
+            "exec: the working directory {} is not a directory",
+            real.display()
+        )),
+        Err(e) => Err(format!(
+            "exec: cannot use the working directory {}: {e}",
+            dir.display()
+        )),
+    }
+}
+
+/// Files the command's redirections open: a write needs the `edit` rule for the
+/// path, and any file outside the project needs `external_directory`, as if a file
+/// tool had named it.
+async fn check_redirects(
+    env: &CallEnv,
+    question: &BashQuestion,
+    workdir: &Path,
+    project: &Path,
+    also_allowed: &[PathBuf],
+) -> Result<(), String> {
+    let mut external = Vec::new();
+    let mut edits = Vec::new();
+    for redirect in question.redirects() {
+        if DEVICES.contains(&redirect.path.as_str()) {
+            continue;
+        }
+        let path = rule_path::normalize(&workdir.join(&redirect.path));
+        if rule_path::is_external(&path, project, also_allowed) {
+            let dir = path.parent().unwrap_or(&path);
+            external.push(format!("{}/*", dir.display()));
+        }
+        if redirect.write {
+            edits.push(rule_path::relative_pattern(&path, project));
+        }
+    }
+    external.dedup();
+    edits.dedup();
+    if !external.is_empty() {
+        check(
+            env,
+            &env.scope,
+            "external_directory",
+            external.clone(),
+            external,
+        )
+        .await?;
+    }
+    if !edits.is_empty() {
+        check(env, &env.scope, "edit", edits.clone(), edits).await?;
+    }
+    Ok(())
+}
+
+/// The `bash` rules. An unsure command is checked as one marked pattern under the
+/// question's extra guard layer (so no allow rule lets it through unasked), after a
+/// deny matching any part of it has refused it outright.
+async fn check_bash(env: &CallEnv, question: &BashQuestion) -> Result<(), String> {
+    let Some(why) = question.unsure() else {
+        return check(
+            env,
+            &env.scope,
+            "bash",
+            question.patterns.clone(),
+            question.always.clone(),
+        )
+        .await;
+    };
+    if let Some(decision) = question.denied(&env.scope.rules) {
+        let reason = PermissionError::Denied {
+            permission: "bash".to_string(),
+            pattern: question.command.clone(),
+            rule: decision.describe(),
+        }
+        .to_string();
+        env.audit
+            .deny(&env.plugin, "bash", &question.command, &reason);
+        return Err(reason);
+    }
+    let mut scope = env.scope.clone();
+    scope.rules = Arc::new(question.layers(&env.scope.rules));
+    // The question says why it is asked about as a whole.
+    let metadata = serde_json::json!({ "plugin": env.plugin, "unchecked": why.to_string() });
+    check_with(
+        env,
+        &scope,
+        "bash",
+        question.patterns.clone(),
+        question.always.clone(),
+        metadata,
+    )
+    .await
+}
+
 async fn check(
     env: &CallEnv,
+    scope: &CallScope,
     permission: &str,
     patterns: Vec<String>,
     always: Vec<String>,
 ) -> Result<(), String> {
+    let metadata = serde_json::json!({ "plugin": env.plugin });
+    check_with(env, scope, permission, patterns, always, metadata).await
+}
+
+/// Asks `scope` about the need as a question of the plugin's; a refusal is audited.
+async fn check_with(
+    env: &CallEnv,
+    scope: &CallScope,
+    permission: &str,
+    patterns: Vec<String>,
+    always: Vec<String>,
+    metadata: serde_json::Value,
+) -> Result<(), String> {
     let target = patterns.join(" && ");
-    env.scope
-        .check(
-            permission,
-            patterns,
-            always,
-            serde_json::json!({ "plugin": env.plugin }),
-        )
+    scope
+        .check_for(Some(&env.plugin), permission, patterns, always, metadata)
         .await
         .map_err(|e| {
             let reason = e.to_string();
@@ -91,136 +224,30 @@ async fn check(
         })
 }
 
-async fn spawn(env: &CallEnv, req: &ExecRequest, workdir: PathBuf) -> Result<ExecOutput, String> {
-    // An absolute program path matters for speed: with a bare name and a PATH set in the
-    // child's environment, std falls back from posix_spawn (vfork) to fork, whose page-table
-    // copy grows with the host's address space (the wasm instance pool) — 7 ms a spawn and
-    // rising in a long-lived process.
-    let mut cmd = Command::new(SHELL);
-    cmd.arg("-c")
-        .arg(&req.command)
-        .current_dir(&workdir)
-        .env_clear()
-        .stdin(if req.stdin.is_some() {
-            Stdio::piped()
-        } else {
-            Stdio::null()
-        })
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .kill_on_drop(true);
-    for name in BASE_ENV
-        .iter()
-        .copied()
-        .chain(env.caps.env.iter().map(String::as_str))
-    {
-        if let Ok(v) = std::env::var(name) {
-            cmd.env(name, v);
-        }
-    }
-    for (k, v) in &req.env {
-        cmd.env(k, v);
-    }
-    #[cfg(unix)]
-    cmd.process_group(0);
+#[cfg(all(test, unix))]
+mod tests {
+    use super::*;
 
-    let mut child = cmd
-        .spawn()
-        .map_err(|e| format!("cannot run `{}` in {}: {e}", req.command, workdir.display()))?;
-    if let (Some(input), Some(mut stdin)) = (&req.stdin, child.stdin.take()) {
-        let input = input.clone();
-        tokio::spawn(async move {
-            let _ = stdin.write_all(input.as_bytes()).await;
-        });
-    }
-    let mut group = GroupKill(child.id());
-    let cap = env.limits.output_bytes;
-    let out = tokio::spawn(read_tail(child.stdout.take(), cap));
-    let err = tokio::spawn(read_tail(child.stderr.take(), cap));
+    #[test]
+    fn the_workdir_is_resolved_through_symlinks() {
+        let base = std::env::temp_dir().join(format!("ward-exec-workdir-{}", std::process::id()));
+        let project = base.join("project");
+        let outside = base.join("outside");
+        std::fs::create_dir_all(&project).unwrap();
+        std::fs::create_dir_all(&outside).unwrap();
+        let _ = std::fs::remove_file(project.join("link"));
+        std::os::unix::fs::symlink(&outside, project.join("link")).unwrap();
+        let real_outside = std::fs::canonicalize(&outside).unwrap();
+        let real_project = std::fs::canonicalize(&project).unwrap();
 
-    let remaining = env
-        .deadline
-        .saturating_duration_since(std::time::Instant::now());
-    let asked = Duration::from_millis(u64::from(req.timeout_ms.unwrap_or(DEFAULT_TIMEOUT_MS)));
-    let timeout = asked.min(remaining);
-    let (exit_code, timed_out) = match tokio::time::timeout(timeout, child.wait()).await {
-        Ok(Ok(status)) => {
-            group.0 = None;
-            (status.code(), false)
-        }
-        Ok(Err(e)) => return Err(format!("waiting for `{}`: {e}", req.command)),
-        Err(_) => {
-            // Disarmed first: once reaped, the pid may belong to someone else.
-            group.0 = None;
-            kill_tree(&mut child).await;
-            (None, true)
-        }
-    };
-    let (stdout, t1) = out.await.unwrap_or_default();
-    let (stderr, t2) = err.await.unwrap_or_default();
-    Ok(ExecOutput {
-        exit_code,
-        stdout,
-        stderr,
-        timed_out,
-        truncated: t1 || t2,
-    })
-}
-
-/// Kills the child's process group when dropped while the child still runs: an
-/// aborted session drops the tool call mid-`wait`, and `kill_on_drop` alone would leave
-/// the shell's children running.
-struct GroupKill(Option<u32>);
-
-impl Drop for GroupKill {
-    fn drop(&mut self) {
-        #[cfg(unix)]
-        if let Some(pid) = self.0 {
-            // SAFETY: kill(2) with a negative pid has no memory-safety preconditions.
-            unsafe {
-                libc::kill(-(pid as i32), libc::SIGKILL);
-            }
-        }
+        let dir = resolve_workdir(&project, Some("link")).unwrap();
+        assert_eq!(dir, real_outside);
+        assert!(rule_path::is_external(&dir, &real_project, &[]));
+        assert_eq!(resolve_workdir(&project, None).unwrap(), real_project);
+        let err = resolve_workdir(&project, Some("missing")).unwrap_err();
+        assert!(err.contains("cannot use the working directory"), "{err}");
+        std::fs::write(project.join("file"), "").unwrap();
+        assert!(resolve_workdir(&project, Some("file")).is_err());
+        let _ = std::fs::remove_dir_all(&base);
     }
-}
-
-async fn kill_tree(child: &mut tokio::process::Child) {
-    #[cfg(unix)]
-    if let Some(pid) = child.id() {
-        // The child leads its own process group; signal the group so grandchildren die too.
-        // SAFETY: kill(2) with a negative pid has no memory-safety preconditions.
-        unsafe {
-            libc::kill(-(pid as i32), libc::SIGKILL);
-        }
-    }
-    let _ = child.kill().await;
-}
-
-/// Reads a pipe to the end, keeping at most `cap` bytes from the tail.
-async fn read_tail<R: AsyncRead + Unpin>(pipe: Option<R>, cap: usize) -> (String, bool) {
-    let Some(mut pipe) = pipe else {
-        return (String::new(), false);
-    };
-    let mut kept: Vec<u8> = Vec::new();
-    let mut truncated = false;
-    let mut buf = vec![0u8; 64 * 1024];
-    loop {
-        match pipe.read(&mut buf).await {
-            Ok(0) | Err(_) => break,
-            Ok(n) => {
-                kept.extend_from_slice(&buf[..n]);
-                if kept.len() > cap.saturating_mul(2) {
-                    let cut = kept.len() - cap;
-                    kept.drain(..cut);
-                    truncated = true;
-                }
-            }
-        }
-    }
-    if kept.len() > cap {
-        let cut = kept.len() - cap;
-        kept.drain(..cut);
-        truncated = true;
-    }
-    (String::from_utf8_lossy(&kept).into_owned(), truncated)
 }

@@ -15,7 +15,9 @@
 //! - [`delegate`]: the WASI host traits, each a check followed by the call.
 //! - [`access`]: the check of one access, before it or on the opened descriptor.
 //! - [`policy`]: turning a host path into rule patterns and deciding, asking and
-//!   auditing.
+//!   auditing; refusing every plugin's writes to Ward's configuration and state
+//!   (only Ward's own tools get a person's question there), and deciding directory
+//!   operations for what lies beneath the directory.
 //! - [`resolve`]: where a path really leads.
 //! - [`direct`]: read-only opens made by the guard; [`readdir`]: listings.
 //!

@@ -168,7 +168,8 @@ impl Effective {
         self.net.iter().any(|p| {
             let h = p.split_once("://").map_or(p.as_str(), |(_, rest)| rest);
             let h = h.split(['/', ':']).next().unwrap_or("");
-            h.eq_ignore_ascii_case(host)
+            h.trim_end_matches('.')
+                .eq_ignore_ascii_case(host.trim_end_matches('.'))
         })
     }
 }
@@ -193,8 +194,9 @@ pub fn net_matches(pattern: &str, scheme: &str, host: &str, port: u16) -> bool {
     if pat_port.is_some_and(|p| p != port) {
         return false;
     }
-    let host = host.to_ascii_lowercase();
-    let pat_host = pat_host.to_ascii_lowercase();
+    // Hosts are compared as `http-fetch` normalises them: lower case, no trailing dot.
+    let host = host.trim_end_matches('.').to_ascii_lowercase();
+    let pat_host = pat_host.trim_end_matches('.').to_ascii_lowercase();
     match pat_host.strip_prefix("*.") {
         Some(domain) => host.ends_with(&format!(".{domain}")),
         None => pat_host == "*" || pat_host == host,

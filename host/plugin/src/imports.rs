@@ -1,6 +1,7 @@
 //! The `ward:plugin/host` imports, as the sandbox sees them. Each checks the plugin's
 //! effective capabilities first and the session's permission rules second; every
 //! refusal is audited and returned to the plugin as an error string, never a trap.
+//! `ask` may only ask about what is the plugin's own ([`crate::asks`]).
 
 use crate::bindings::host::{self, ExecOutput, ExecRequest, HttpRequest, HttpResponse, LogLevel};
 use crate::bindings::ward::plugin::types;
@@ -10,20 +11,13 @@ impl types::Host for StoreState {}
 
 impl host::Host for StoreState {
     async fn log(&mut self, level: LogLevel, message: String) {
-        let plugin = self.env.plugin.as_str();
-        match level {
-            LogLevel::Trace => tracing::trace!(plugin, "{message}"),
-            LogLevel::Debug => tracing::debug!(plugin, "{message}"),
-            LogLevel::Info => tracing::info!(plugin, "{message}"),
-            LogLevel::Warn => tracing::warn!(plugin, "{message}"),
-            LogLevel::Error => tracing::error!(plugin, "{message}"),
-        }
+        // Cut and counted per call: see `crate::budget`.
+        self.log.write(level, &message);
     }
 
     async fn progress(&mut self, title: Option<String>, metadata: String) {
-        if let Some(sink) = &self.env.scope.progress {
-            sink(title, metadata);
-        }
+        // Capped and coalesced per call: see `crate::budget`.
+        self.progress.send(title, metadata);
     }
 
     async fn ask(
@@ -33,8 +27,16 @@ impl host::Host for StoreState {
         metadata: String,
     ) -> Result<(), String> {
         let env = self.env.clone();
+        let target = patterns.join(" ");
+        // Only about what is the plugin's own; the question then names it, and an
+        // "always" answer is stored for it alone.
+        if let Err(e) =
+            crate::asks::may_ask(&env.plugin, &env.caps, &env.tools, &permission, &patterns)
+        {
+            env.audit.deny(&env.plugin, &permission, &target, &e);
+            return Err(e);
+        }
         let outcome = env
-            .scope
             .check(
                 &permission,
                 patterns.clone(),
@@ -43,7 +45,6 @@ impl host::Host for StoreState {
             )
             .await
             .map_err(|e| e.to_string());
-        let target = patterns.join(" ");
         match &outcome {
             // `check` remembers the approval, so the plugin's own file accesses for the
             // same need (e.g. the write after an `edit` ask with the diff) are not asked

@@ -9,10 +9,13 @@
 //! Tool plugins are called through [`PluginHost::call`]; hook plugins at the points of
 //! the agent loop through the methods in [`hooks`].
 
+mod asks;
 pub mod audit;
 pub mod bindings;
+pub mod budget;
 pub mod cache;
 mod compat;
+mod config_guard;
 pub mod discovery;
 pub mod engine;
 pub mod error;
@@ -22,10 +25,14 @@ pub mod grants;
 pub mod hooks;
 mod imports;
 pub mod kinds;
+mod limiter;
 mod load;
 mod meta;
+pub mod names;
 mod net;
+mod process;
 pub mod runtime;
+pub mod sandbox;
 pub mod state;
 
 pub use bindings::{CallContext, ToolError, ToolInfo, ToolOutput};
@@ -36,5 +43,7 @@ pub use hooks::{
 };
 pub use kinds::{DeclaredAgent, DeclaredSkill, SkillContent};
 pub use runtime::{HostOptions, MAX_STRIKES, Plugin, PluginHost};
+pub use sandbox::SandboxSettings;
 pub use state::{CallLimits, CallScope, ProgressSink};
 pub mod tool_rules;
+pub mod tool_schema;

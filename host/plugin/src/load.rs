@@ -109,6 +109,9 @@ impl PluginHost {
             }
             .await
             .map_err(|e| format!("listing its tools failed: {}", trap_message(&e)))?;
+            // Checking arguments against a schema runs on the host, outside the
+            // sandbox's limits: a schema that could make it costly is refused here.
+            crate::tool_schema::check_tools(&tools)?;
             if let Some(cache) = &self.cache {
                 meta::put_tools(cache, &sha, &tools);
             }

@@ -7,7 +7,10 @@
 //! names that host explicitly. The connection then goes to exactly the addresses that
 //! were checked, so a second DNS answer cannot swap in another (DNS rebinding).
 
-use std::net::{IpAddr, SocketAddr};
+mod internal;
+mod target;
+
+use std::net::SocketAddr;
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -16,6 +19,9 @@ use url::Url;
 
 use crate::bindings::host::{HttpRequest, HttpResponse};
 use crate::state::CallEnv;
+
+pub use internal::is_internal;
+use target::Target;
 
 const MAX_REDIRECTS: usize = 10;
 const DEFAULT_TIMEOUT_MS: u32 = 30_000;
@@ -44,7 +50,8 @@ pub(crate) async fn fetch(env: Arc<CallEnv>, req: HttpRequest) -> Result<HttpRes
     let mut url = Url::parse(&req.url).map_err(|e| format!("invalid URL `{}`: {e}", req.url))?;
 
     for _ in 0..=MAX_REDIRECTS {
-        let (host, addrs) = check_hop(&env, &url).await?;
+        let (send, host, addrs) = check_hop(&env, &url).await?;
+        url = send;
         let client = reqwest::Client::builder()
             .redirect(Policy::none())
             .timeout(timeout)
@@ -119,8 +126,10 @@ pub(crate) async fn fetch(env: Arc<CallEnv>, req: HttpRequest) -> Result<HttpRes
     Err(format!("{}: more than {MAX_REDIRECTS} redirects", req.url))
 }
 
-/// Checks one URL and returns its host and the addresses it may be reached at.
-async fn check_hop(env: &CallEnv, url: &Url) -> Result<(String, Vec<SocketAddr>), String> {
+/// Checks one URL, normalised ([`Target`]), and returns where the request goes: the
+/// normalised URL with the original's user name and password (credentials for the
+/// same host), its host and the addresses it may be reached at.
+async fn check_hop(env: &CallEnv, url: &Url) -> Result<(Url, String, Vec<SocketAddr>), String> {
     let deny = |reason: String| {
         env.audit.deny(&env.plugin, "net", url.as_str(), &reason);
         Err(reason)
@@ -129,13 +138,16 @@ async fn check_hop(env: &CallEnv, url: &Url) -> Result<(String, Vec<SocketAddr>)
     if scheme != "http" && scheme != "https" {
         return deny(format!("{url}: only http and https are allowed"));
     }
-    let Some(host) = url
-        .host_str()
-        .map(|h| h.trim_matches(['[', ']']).to_string())
-    else {
-        return deny(format!("{url}: no host"));
+    let target = match Target::of(url) {
+        Ok(target) => target,
+        Err(reason) => return deny(reason),
     };
-    let port = url.port_or_known_default().unwrap_or(80);
+    let Target {
+        url: norm,
+        host,
+        ip,
+        port,
+    } = target;
     if !env.caps.allows_net(scheme, &host, port) {
         return deny(format!(
             "{scheme}://{host}:{port} is not among the hosts granted to plugin `{}`",
@@ -143,20 +155,19 @@ async fn check_hop(env: &CallEnv, url: &Url) -> Result<(String, Vec<SocketAddr>)
         ));
     }
     let checked = env
-        .scope
         .check(
             "webfetch",
-            vec![url.to_string()],
-            vec![format!("{scheme}://{host}/*")],
+            vec![norm.to_string()],
+            vec![format!("{}/*", norm.origin().ascii_serialization())],
             serde_json::json!({ "plugin": env.plugin }),
         )
         .await;
     if let Err(e) = checked {
         return deny(e.to_string());
     }
-    let addrs: Vec<SocketAddr> = match host.parse::<IpAddr>() {
-        Ok(ip) => vec![SocketAddr::new(ip, port)],
-        Err(_) => match tokio::net::lookup_host((host.as_str(), port)).await {
+    let addrs: Vec<SocketAddr> = match ip {
+        Some(ip) => vec![SocketAddr::new(ip, port)],
+        None => match tokio::net::lookup_host((host.as_str(), port)).await {
             Ok(a) => a.collect(),
             Err(e) => return Err(format!("cannot resolve {host}: {e}")),
         },
@@ -172,61 +183,8 @@ async fn check_hop(env: &CallEnv, url: &Url) -> Result<(String, Vec<SocketAddr>)
             bad.ip()
         ));
     }
-    Ok((host, addrs))
-}
-
-/// Loopback, private, link-local (incl. cloud metadata), shared, unspecified and
-/// multicast addresses: the ones a plugin must not reach by a public-looking name.
-pub fn is_internal(ip: IpAddr) -> bool {
-    match ip {
-        IpAddr::V4(v4) => {
-            let o = v4.octets();
-            v4.is_loopback()
-                || v4.is_private()
-                || v4.is_link_local()
-                || v4.is_unspecified()
-                || v4.is_broadcast()
-                || v4.is_multicast()
-                || (o[0] == 100 && (o[1] & 0xc0) == 64)
-                || o[0] == 0
-        }
-        IpAddr::V6(v6) => {
-            if let Some(v4) = v6.to_ipv4_mapped() {
-                return is_internal(IpAddr::V4(v4));
-            }
-            let s = v6.segments();
-            v6.is_loopback()
-                || v6.is_unspecified()
-                || v6.is_multicast()
-                || (s[0] & 0xfe00) == 0xfc00
-                || (s[0] & 0xffc0) == 0xfe80
-        }
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn internal_addresses() {
-        for ip in [
-            "127.0.0.1",
-            "10.1.2.3",
-            "172.16.0.1",
-            "192.168.1.1",
-            "169.254.169.254",
-            "100.64.0.1",
-            "0.0.0.0",
-            "::1",
-            "fd00::1",
-            "fe80::1",
-            "::ffff:127.0.0.1",
-        ] {
-            assert!(is_internal(ip.parse().unwrap()), "{ip}");
-        }
-        for ip in ["93.184.216.34", "2606:4700::1111", "8.8.8.8"] {
-            assert!(!is_internal(ip.parse().unwrap()), "{ip}");
-        }
-    }
+    let mut send = norm;
+    let _ = send.set_username(url.username());
+    let _ = send.set_password(url.password());
+    Ok((send, host, addrs))
 }

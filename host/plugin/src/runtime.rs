@@ -24,14 +24,24 @@ use ward_config::{HookCaps, Kind};
 use crate::audit::{Audit, PluginEvent};
 use crate::bindings::{CallContext, FullPlugin, ToolError, ToolInfo, ToolOutput};
 use crate::cache::ArtifactCache;
-use crate::discovery::PluginSource;
+use crate::discovery::{ComponentBytes, PluginSource};
 use crate::engine::SharedEngine;
 use crate::error::{CallError, classify};
 use crate::grants::{Ceiling, Effective, IgnoredGrant};
 use crate::hooks::{EventQueues, HookRegistration};
 use crate::load::Loaded;
 use crate::meta;
+use crate::names::RefusedTool;
+use crate::sandbox::{Confinement, SandboxSettings};
 use crate::state::{CallEnv, CallLimits, CallScope, StoreState};
+
+/// Every tool on offer with its plugin, the plugins that failed to load (plugin,
+/// reason), and the tools refused for their names.
+pub type ToolTable = (
+    Vec<(Arc<Plugin>, ToolInfo)>,
+    Vec<(String, String)>,
+    Vec<RefusedTool>,
+);
 
 /// Consecutive failures after which a plugin is disabled.
 pub const MAX_STRIKES: u32 = 3;
@@ -50,6 +60,11 @@ pub struct HostOptions {
     pub grants: BTreeMap<String, Vec<String>>,
     /// Plugins switched off in config.
     pub disabled: Vec<String>,
+    /// How the processes plugins start are confined.
+    pub sandbox: SandboxSettings,
+    /// Per plugin, the standard tools the user lets it replace (`[plugins.NAME]
+    /// replaces`); without an entry a standard tool keeps its name.
+    pub replaces: BTreeMap<String, Vec<String>>,
 }
 
 /// A discovered plugin and its state in this host.
@@ -91,6 +106,20 @@ impl Plugin {
         self.source.manifest.kinds.contains(&kind)
     }
 
+    /// The names of the tools it declares, once known (from the cache or its load).
+    pub fn tool_names(&self) -> Vec<String> {
+        let loaded = self
+            .loaded
+            .get()
+            .and_then(|l| l.as_ref().ok())
+            .map(|l| &l.tools);
+        self.tools
+            .get()
+            .or(loaded)
+            .map(|tools| tools.iter().map(|t| t.name.clone()).collect())
+            .unwrap_or_default()
+    }
+
     fn disable(&self, reason: String) {
         if let Ok(mut d) = self.disabled.lock() {
             *d = Some(reason);
@@ -107,6 +136,11 @@ pub struct PluginHost {
     pub(crate) project: PathBuf,
     plugins: Vec<Arc<Plugin>>,
     pub(crate) events: EventQueues,
+    pub(crate) sandbox: Arc<SandboxSettings>,
+    /// Per plugin, the standard tools it may replace.
+    replaces: BTreeMap<String, Vec<String>>,
+    /// Ward's configuration and state, which no plugin may write.
+    protected: Arc<ward_permission::protected::ProtectedPaths>,
 }
 
 impl PluginHost {
@@ -129,6 +163,10 @@ impl PluginHost {
         let (tx, _) = tokio::sync::broadcast::channel(256);
         let audit = Arc::new(Audit::new(options.audit_log.as_deref(), tx));
         let project = options.project.clone();
+        let protected = Arc::new(crate::config_guard::protected_paths(
+            &project,
+            &host_state(&options, &sources),
+        ));
         let plugins = sources
             .into_iter()
             .map(|source| Arc::new(prepare(source, &options)))
@@ -141,6 +179,9 @@ impl PluginHost {
             project,
             plugins,
             events: EventQueues::default(),
+            protected,
+            sandbox: Arc::new(options.sandbox),
+            replaces: options.replaces,
         })
     }
 
@@ -152,6 +193,18 @@ impl PluginHost {
     /// The project root.
     pub fn project(&self) -> &Path {
         &self.project
+    }
+
+    /// Ward's protected paths for this project (its configuration and state, `.git`
+    /// and every plugin directory): what no plugin may write, and what a process
+    /// sandbox mounts read-only.
+    pub fn protected(&self) -> &ward_permission::protected::ProtectedPaths {
+        &self.protected
+    }
+
+    /// How the processes plugins start are confined.
+    pub fn sandbox(&self) -> &SandboxSettings {
+        &self.sandbox
     }
 
     /// The audit trail (and its event channel).
@@ -170,15 +223,31 @@ impl PluginHost {
         }
         let cached = self.cache.as_ref().and_then(|c| meta::tools(c, plugin));
         let tools = match cached {
-            Some(tools) => tools,
+            // Measured again: the cache may predate the bounds (a fresh load measures
+            // in `load`).
+            Some(tools) => {
+                crate::tool_schema::check_tools(&tools).map_err(|reason| CallError::Load {
+                    plugin: plugin.name().to_string(),
+                    reason,
+                })?;
+                tools
+            }
             None => self.load(plugin).await?.tools.clone(),
         };
         Ok(plugin.tools.get_or_init(|| tools).clone())
     }
 
-    /// Every tool of every enabled plugin, with the plugin providing it. Plugins that fail
-    /// to load are reported in the second list.
+    /// Every tool of every enabled plugin, with the plugin providing it, each name once
+    /// ([`crate::names`]). Plugins that fail to load, and tools refused for an invalid
+    /// or clashing name, are reported in the second list as (plugin, reason).
     pub async fn all_tools(&self) -> (Vec<(Arc<Plugin>, ToolInfo)>, Vec<(String, String)>) {
+        let (tools, mut failed, refused) = self.tool_table().await;
+        failed.extend(refused.into_iter().map(|r| (r.plugin, r.reason)));
+        (tools, failed)
+    }
+
+    /// [`PluginHost::all_tools`], with the refused tools apart.
+    pub async fn tool_table(&self) -> ToolTable {
         let mut tools = Vec::new();
         let mut failed = Vec::new();
         for p in &self.plugins {
@@ -190,26 +259,31 @@ impl PluginHost {
                 Err(e) => failed.push((p.name().to_string(), e.to_string())),
             }
         }
-        (tools, failed)
+        let (tools, refused) = crate::names::assign(tools, &self.replaces);
+        (tools, failed, refused)
     }
 
-    /// Finds the plugin providing `tool`.
+    /// Finds the plugin providing `tool`: the one [`PluginHost::all_tools`] gives the
+    /// name to, never another that declares it too.
     pub async fn find_tool(&self, tool: &str) -> Result<(Arc<Plugin>, ToolInfo), CallError> {
-        // A plugin named after the tool is the likely provider: try it first so a single
-        // call compiles at most one component.
-        let mut order: Vec<&Arc<Plugin>> = self.plugins.iter().collect();
-        order.sort_by_key(|p| p.name() != tool);
-        let mut known = Vec::new();
+        let (tools, _) = self.all_tools().await;
+        if let Some(found) = tools.iter().find(|(_, t)| t.name == tool) {
+            return Ok(found.clone());
+        }
         // Disabled plugins are searched too, so calling one says why it is disabled.
-        for p in order {
+        for p in self
+            .plugins
+            .iter()
+            .filter(|p| p.disabled_reason().is_some())
+        {
             let Ok(list) = self.tools_of(p).await else {
                 continue;
             };
-            if let Some(info) = list.iter().find(|t| t.name == tool) {
-                return Ok((p.clone(), info.clone()));
+            if let Some(info) = list.into_iter().find(|t| t.name == tool) {
+                return Ok((p.clone(), info));
             }
-            known.extend(list.into_iter().map(|t| t.name));
         }
+        let mut known: Vec<String> = tools.into_iter().map(|(_, t)| t.name).collect();
         known.sort();
         Err(CallError::UnknownTool {
             tool: tool.to_string(),
@@ -239,7 +313,9 @@ impl PluginHost {
             });
         };
         let context = call_context(&scope);
-        let mut store = self.new_store(self.call_env(plugin, scope, plugin.limits.time));
+        let unsandboxed = crate::sandbox::escape_approved(plugin, tool, args, &scope).await?;
+        let env = self.call_env_confined(plugin, scope, plugin.limits.time, unsandboxed);
+        let mut store = self.new_store(env);
         let outcome = async {
             let instance = loaded.pre.instantiate_async(&mut store).await?;
             indices
@@ -288,13 +364,35 @@ impl PluginHost {
         scope: CallScope,
         time: Duration,
     ) -> Arc<CallEnv> {
+        self.call_env_confined(plugin, scope, time, false)
+    }
+
+    /// [`call_env`](Self::call_env), with the standard `bash` tool's command let out of
+    /// the sandbox when `unsandboxed` (the rules or the user allowed it).
+    pub(crate) fn call_env_confined(
+        &self,
+        plugin: &Plugin,
+        scope: CallScope,
+        time: Duration,
+        unsandboxed: bool,
+    ) -> Arc<CallEnv> {
+        let confinement = if crate::sandbox::runs_commands(plugin) {
+            Confinement::Commands { unsandboxed }
+        } else {
+            Confinement::Plugin
+        };
         Arc::new(CallEnv {
             plugin: plugin.name().to_string(),
+            tools: plugin.tool_names(),
             caps: plugin.effective.clone(),
             scope,
             limits: plugin.limits,
             deadline: Instant::now() + time,
             audit: self.audit.clone(),
+            sandbox: self.sandbox.clone(),
+            confinement,
+            protected: self.protected.clone(),
+            config_writer: plugin.source.origin == crate::discovery::Origin::Builtin,
         })
     }
 
@@ -335,6 +433,32 @@ impl PluginHost {
             plugin.disable(reason);
         }
     }
+}
+
+/// The plugin host's own state, protected like Ward's configuration: the compiled
+/// cache, the audit log's directory (the data directory) and every plugin's own
+/// directory (its manifest and component), as `(path, is a directory)`.
+fn host_state(options: &HostOptions, sources: &[PluginSource]) -> Vec<(PathBuf, bool)> {
+    let mut state: Vec<(PathBuf, bool)> = Vec::new();
+    state.extend(options.cache_dir.iter().map(|d| (d.clone(), true)));
+    let log_dir = options.audit_log.as_deref().and_then(Path::parent);
+    state.extend(log_dir.map(|d| (d.to_path_buf(), true)));
+    for source in sources {
+        let ComponentBytes::File(component) = &source.component else {
+            continue;
+        };
+        match source.manifest_path.parent() {
+            // A plugin developed at the project root: its files, not the project.
+            Some(dir) if !options.project.starts_with(dir) => {
+                state.push((dir.to_path_buf(), true));
+            }
+            _ => {
+                state.push((source.manifest_path.clone(), false));
+                state.push((component.clone(), false));
+            }
+        }
+    }
+    state
 }
 
 fn prepare(source: PluginSource, options: &HostOptions) -> Plugin {

@@ -6,15 +6,17 @@ use std::path::PathBuf;
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
-use wasmtime::ResourceLimiter;
 use wasmtime::component::ResourceTable;
 use wasmtime_wasi::{FsPerms, WasiCtx, WasiCtxBuilder, WasiCtxView, WasiView};
 
 use ward_permission::{AskRequest, PermissionEngine, PermissionError, Ruleset};
 
 use crate::audit::Audit;
+use crate::budget::{LogBudget, ProgressGate};
 use crate::fsguard::Descriptors;
 use crate::grants::Effective;
+use crate::limiter::Limiter;
+use crate::sandbox::{Confinement, SandboxSettings};
 
 /// Receives `progress` updates from a running tool: new title (if any) and metadata JSON.
 pub type ProgressSink = Arc<dyn Fn(Option<String>, String) + Send + Sync>;
@@ -49,7 +51,7 @@ pub struct CallScope {
 /// Per-call resource limits, from the manifest.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct CallLimits {
-    /// Linear memory, bytes.
+    /// Linear memory, bytes: all of the component's memories together.
     pub memory_bytes: usize,
     /// Wall time for the whole call.
     pub time: Duration,
@@ -61,6 +63,8 @@ pub struct CallLimits {
 pub struct CallEnv {
     /// The plugin being called.
     pub plugin: String,
+    /// The tools it declares: the keys, besides its capabilities', its `ask` may use.
+    pub tools: Vec<String>,
     /// Its effective capabilities for this project.
     pub caps: Arc<Effective>,
     /// The caller's scope.
@@ -71,6 +75,38 @@ pub struct CallEnv {
     pub deadline: Instant,
     /// Where decisions are recorded.
     pub audit: Arc<Audit>,
+    /// How processes are confined on this host.
+    pub sandbox: Arc<SandboxSettings>,
+    /// Which confinement this call's processes get.
+    pub confinement: Confinement,
+    /// Ward's configuration and state, which no grant lets a plugin write.
+    pub protected: Arc<ward_permission::protected::ProtectedPaths>,
+    /// Whether the plugin is one of Ward's own (embedded in the binary), whose writes
+    /// to a protected path a person may approve; any other plugin's are refused.
+    pub config_writer: bool,
+}
+
+impl CallEnv {
+    /// Which confinement this call's processes get.
+    pub fn confinement(&self) -> Confinement {
+        self.confinement
+    }
+}
+
+impl CallEnv {
+    /// Checks a need of this plugin's call with the session (see [`CallScope::check`]),
+    /// as a question of this plugin's.
+    pub async fn check(
+        &self,
+        permission: &str,
+        patterns: Vec<String>,
+        always: Vec<String>,
+        metadata: serde_json::Value,
+    ) -> Result<(), PermissionError> {
+        self.scope
+            .check_for(Some(&self.plugin), permission, patterns, always, metadata)
+            .await
+    }
 }
 
 /// The data in each call's `Store`.
@@ -81,6 +117,10 @@ pub struct StoreState {
     pub(crate) env: Arc<CallEnv>,
     /// The host path behind each filesystem descriptor, for the guard.
     pub(crate) fs: Descriptors,
+    /// What the call may still log.
+    pub(crate) log: LogBudget,
+    /// Between the call's `progress` updates and the caller's sink.
+    pub(crate) progress: ProgressGate,
 }
 
 impl WasiView for StoreState {
@@ -119,15 +159,14 @@ impl StoreState {
                 b.env(name, value);
             }
         }
-        let limits = Limiter {
-            memory_bytes: env.limits.memory_bytes,
-            memory_refused: false,
-        };
+        let limits = Limiter::new(env.limits.memory_bytes);
         StoreState {
             wasi: b.build(),
             table: ResourceTable::new(),
             limits,
             fs: Descriptors::new(&env.scope.project),
+            log: LogBudget::new(&env.plugin),
+            progress: ProgressGate::new(env.scope.progress.clone()),
             env,
         }
     }
@@ -138,40 +177,6 @@ fn preopen(b: &mut WasiCtxBuilder, env: &CallEnv, dir: &std::path::Path, perms: 
     if let Err(e) = b.preopened_dir(dir, guest.as_ref(), perms) {
         // A granted directory that does not exist is simply not there for the plugin.
         tracing::debug!(plugin = %env.plugin, "cannot preopen {}: {e}", dir.display());
-    }
-}
-
-/// Enforces the plugin's memory limit and remembers whether it had to, so a trap that
-/// follows a refused allocation is reported as "out of memory" rather than a crash.
-pub(crate) struct Limiter {
-    memory_bytes: usize,
-    pub(crate) memory_refused: bool,
-}
-
-/// Table elements any one table may hold; generous for real code, fatal for a bomb.
-const MAX_TABLE_ELEMENTS: usize = 100_000;
-
-impl ResourceLimiter for Limiter {
-    fn memory_growing(
-        &mut self,
-        _current: usize,
-        desired: usize,
-        _maximum: Option<usize>,
-    ) -> wasmtime::Result<bool> {
-        if desired > self.memory_bytes {
-            self.memory_refused = true;
-            return Ok(false);
-        }
-        Ok(true)
-    }
-
-    fn table_growing(
-        &mut self,
-        _current: usize,
-        desired: usize,
-        _maximum: Option<usize>,
-    ) -> wasmtime::Result<bool> {
-        Ok(desired <= MAX_TABLE_ELEMENTS)
     }
 }
 
@@ -187,21 +192,47 @@ impl CallScope {
         always: Vec<String>,
         metadata: serde_json::Value,
     ) -> Result<(), PermissionError> {
+        self.check_for(None, permission, patterns, always, metadata)
+            .await
+    }
+
+    /// [`CallScope::check`] for a question `plugin`'s call asks (`None`: the host asks):
+    /// the question names the plugin, and an "always" answer is stored for it alone.
+    pub async fn check_for(
+        &self,
+        plugin: Option<&str>,
+        permission: &str,
+        patterns: Vec<String>,
+        always: Vec<String>,
+        metadata: serde_json::Value,
+    ) -> Result<(), PermissionError> {
         let approved: Vec<(String, String)> = patterns
             .iter()
             .map(|p| (permission.to_string(), p.clone()))
             .collect();
+        // A change to Ward's configuration is a person's question whatever the rules
+        // allow, and an "always" answer never approves one for later (config_guard).
+        let guarded = crate::config_guard::guard(
+            &self.project,
+            permission,
+            &patterns,
+            always,
+            metadata,
+            &self.rules,
+        );
         let request = AskRequest {
             session_id: self.session_id.clone(),
             project: self.project.to_string_lossy().into_owned(),
             agent: self.agent.clone(),
             permission: permission.to_string(),
             patterns,
-            always,
-            metadata,
+            always: guarded.always,
+            metadata: guarded.metadata,
             call_id: Some(self.call_id.clone()).filter(|c| !c.is_empty()),
+            plugin: plugin.map(str::to_string),
         };
-        self.permissions.check(request, &self.rules).await?;
+        let layers = guarded.layers.as_deref().unwrap_or(&self.rules);
+        self.permissions.check(request, layers).await?;
         if let Ok(mut list) = self.approved.lock() {
             list.extend(approved);
         }

@@ -6,15 +6,49 @@
 //! A validator is compiled once per tool and kept. A schema that does not compile
 //! (a plugin's mistake) disables the check for that tool, with a warning, rather
 //! than making the tool unusable: the plugin still validates its own input.
+//!
+//! The check runs on the host, outside the sandbox's limits, so it is bounded three
+//! ways: the plugin's schema was measured when it loaded
+//! ([`ward_plugin::tool_schema`]: no exponential `$ref` trees, no cycles, short
+//! patterns); arguments over [`MAX_ARGUMENT_BYTES`] are refused before they are
+//! parsed; and the check runs on a blocking thread under the call's time limit. A
+//! check that overruns fails the call, but its thread cannot be stopped — it runs on
+//! until it finishes — so the load-time bounds are the real defence and the deadline
+//! only keeps the agent loop responsive.
 
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
+use std::time::Duration;
 
-use jsonschema::Validator;
+use jsonschema::{PatternOptions, Validator};
 use serde_json::Value;
 
 /// How many problems one answer lists; the model fixes the first ones first.
 const MAX_REPORTED: usize = 3;
+
+/// The largest arguments a tool call may have, in bytes: more than any model writes in
+/// one call (a 64k-token reply is about 256 KB), so only an attack is refused.
+pub const MAX_ARGUMENT_BYTES: usize = 1 << 20;
+
+/// Backtracking steps one `pattern` match may take (for patterns with look-around or
+/// back-references; the others run on the linear-time engine).
+const REGEX_BACKTRACK_LIMIT: usize = 10_000;
+
+/// Compiled size one `pattern` may take, and its lazy DFA's cache.
+const REGEX_SIZE_LIMIT: usize = 1 << 20;
+
+/// Refuses arguments too large to check; `Err` is the message for the model.
+pub(crate) fn within_size(tool: &str, arguments: &str) -> Result<(), String> {
+    if arguments.len() > MAX_ARGUMENT_BYTES {
+        return Err(format!(
+            "invalid arguments for `{tool}`: {} bytes, more than the limit of {} bytes. \
+             Pass large content in smaller pieces.",
+            arguments.len(),
+            MAX_ARGUMENT_BYTES
+        ));
+    }
+    Ok(())
+}
 
 /// Compiled argument validators, by tool name.
 #[derive(Default)]
@@ -23,9 +57,33 @@ pub(crate) struct ArgChecks {
 }
 
 impl ArgChecks {
+    /// [`ArgChecks::check_now`] on a blocking thread, given at most `limit` (the call's
+    /// time limit): past it the call fails, and the host goes on.
+    pub(crate) async fn check(
+        self: &Arc<Self>,
+        tool: &str,
+        schema: &str,
+        args: &Value,
+        limit: Duration,
+    ) -> Result<(), String> {
+        let checks = self.clone();
+        let (owned_tool, schema, args) = (tool.to_string(), schema.to_string(), args.clone());
+        let task =
+            tokio::task::spawn_blocking(move || checks.check_now(&owned_tool, &schema, &args));
+        match tokio::time::timeout(limit, task).await {
+            Ok(Ok(verdict)) => verdict,
+            Ok(Err(e)) => Err(format!("checking the arguments of `{tool}` failed: {e}")),
+            Err(_) => Err(format!(
+                "checking the arguments of `{tool}` against its schema took longer than \
+                 its time limit of {} ms; the tool was not run",
+                limit.as_millis()
+            )),
+        }
+    }
+
     /// Checks `args` for `tool`, whose JSON Schema is `schema` (as the plugin declared
-    /// it). `Err` is the message for the model.
-    pub(crate) fn check(&self, tool: &str, schema: &str, args: &Value) -> Result<(), String> {
+    /// it), on this thread. `Err` is the message for the model.
+    pub(crate) fn check_now(&self, tool: &str, schema: &str, args: &Value) -> Result<(), String> {
         let Some(validator) = self.validator(tool, schema) else {
             return Ok(());
         };
@@ -61,15 +119,23 @@ impl ArgChecks {
     }
 
     fn validator(&self, tool: &str, schema: &str) -> Option<Arc<Validator>> {
-        let mut validators = match self.validators.lock() {
-            Ok(v) => v,
-            // A panic elsewhere while holding the lock left a usable map behind.
-            Err(poisoned) => poisoned.into_inner(),
-        };
-        validators
+        if let Some(known) = self.lock().get(tool) {
+            return known.clone();
+        }
+        // Compiled without the lock, so a slow compile holds up no other tool's check;
+        // two calls racing to compile the same tool both do, and the first one is kept.
+        let compiled = compile(tool, schema);
+        self.lock()
             .entry(tool.to_string())
-            .or_insert_with(|| compile(tool, schema))
+            .or_insert(compiled)
             .clone()
+    }
+
+    fn lock(&self) -> std::sync::MutexGuard<'_, HashMap<String, Option<Arc<Validator>>>> {
+        // A panic elsewhere while holding the lock left a usable map behind.
+        self.validators
+            .lock()
+            .unwrap_or_else(|poisoned| poisoned.into_inner())
     }
 }
 
@@ -84,7 +150,14 @@ fn compile(tool: &str, schema: &str) -> Option<Arc<Validator>> {
             return None;
         }
     };
-    match jsonschema::validator_for(&schema) {
+    let patterns = PatternOptions::fancy_regex()
+        .backtrack_limit(REGEX_BACKTRACK_LIMIT)
+        .size_limit(REGEX_SIZE_LIMIT)
+        .dfa_size_limit(REGEX_SIZE_LIMIT);
+    match jsonschema::options()
+        .with_pattern_options(patterns)
+        .build(&schema)
+    {
         Ok(v) => Some(Arc::new(v)),
         Err(e) => {
             tracing::warn!(
@@ -116,16 +189,16 @@ mod tests {
     fn names_the_field_that_is_wrong() {
         let checks = ArgChecks::default();
         assert_eq!(
-            checks.check("read", SCHEMA, &json!({ "filePath": "a" })),
+            checks.check_now("read", SCHEMA, &json!({ "filePath": "a" })),
             Ok(())
         );
-        let missing = checks.check("read", SCHEMA, &json!({})).unwrap_err();
+        let missing = checks.check_now("read", SCHEMA, &json!({})).unwrap_err();
         assert!(
             missing.contains("\"filePath\" is a required property"),
             "{missing}"
         );
         let wrong = checks
-            .check("read", SCHEMA, &json!({ "filePath": "a", "limit": "ten" }))
+            .check_now("read", SCHEMA, &json!({ "filePath": "a", "limit": "ten" }))
             .unwrap_err();
         assert!(
             wrong.starts_with("invalid arguments for `read`: `/limit`: "),
@@ -136,7 +209,7 @@ mod tests {
             "{wrong}"
         );
         let negative = checks
-            .check("read", SCHEMA, &json!({ "filePath": "a", "limit": -1 }))
+            .check_now("read", SCHEMA, &json!({ "filePath": "a", "limit": -1 }))
             .unwrap_err();
         assert!(
             negative.contains("`/limit`: -1 is less than the minimum of 0"),
@@ -147,7 +220,61 @@ mod tests {
     #[test]
     fn a_schema_that_does_not_compile_is_not_enforced() {
         let checks = ArgChecks::default();
-        assert_eq!(checks.check("x", "not json", &json!({})), Ok(()));
-        assert_eq!(checks.check("y", r#"{"type": 12}"#, &json!({})), Ok(()));
+        assert_eq!(checks.check_now("x", "not json", &json!({})), Ok(()));
+        assert_eq!(checks.check_now("y", r#"{"type": 12}"#, &json!({})), Ok(()));
+    }
+
+    #[test]
+    fn oversized_arguments_are_refused_unparsed() {
+        assert_eq!(within_size("t", "{}"), Ok(()));
+        let huge = "x".repeat(MAX_ARGUMENT_BYTES + 1);
+        let err = within_size("t", &huge).unwrap_err();
+        assert!(err.contains("more than the limit"), "{err}");
+    }
+
+    /// `a0` = anyOf [a1, a1], …: 2^depth paths for a string failing the last pattern.
+    fn exponential(depth: usize) -> String {
+        let mut defs = serde_json::Map::new();
+        for i in 0..depth {
+            let next = format!("#/$defs/a{}", i + 1);
+            defs.insert(
+                format!("a{i}"),
+                json!({ "anyOf": [{ "$ref": next }, { "$ref": next }] }),
+            );
+        }
+        defs.insert(
+            format!("a{depth}"),
+            json!({ "type": "string", "pattern": "^(a|aa)+$" }),
+        );
+        json!({ "properties": { "x": { "$ref": "#/$defs/a0" } }, "$defs": defs }).to_string()
+    }
+
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn a_check_past_the_time_limit_fails_the_call() {
+        // A schema the load-time bounds refuse, checked here anyway: about half a
+        // second of work, given 20 ms.
+        let checks = Arc::new(ArgChecks::default());
+        let args = json!({ "x": format!("{}!", "a".repeat(40)) });
+        let start = std::time::Instant::now();
+        let err = checks
+            .check("slow", &exponential(16), &args, Duration::from_millis(20))
+            .await
+            .unwrap_err();
+        assert!(err.contains("longer than its time limit of 20 ms"), "{err}");
+        assert!(
+            start.elapsed() < Duration::from_millis(300),
+            "{:?}",
+            start.elapsed()
+        );
+        // Within the limit, the same path answers as before.
+        let fine = checks
+            .check(
+                "read",
+                SCHEMA,
+                &json!({ "filePath": "a" }),
+                Duration::from_secs(5),
+            )
+            .await;
+        assert_eq!(fine, Ok(()));
     }
 }

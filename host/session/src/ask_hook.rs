@@ -7,6 +7,7 @@ use std::path::PathBuf;
 use std::pin::Pin;
 use std::sync::Arc;
 
+use ward_permission::protected::marks_config_change;
 use ward_permission::{AskHook, AskRequest, HookAnswer};
 use ward_plugin::{CallScope, HookVerdict, PermissionRequest, PluginHost};
 
@@ -41,6 +42,10 @@ impl AskHook for PluginAskHook {
                 metadata: request.metadata.to_string(),
             };
             match self.host.permission_ask(&question, &scope).await {
+                // A change to Ward's configuration is a person's to allow, never a hook's.
+                Some(HookVerdict::Allow { .. }) if marks_config_change(&request.metadata) => {
+                    HookAnswer::Ask
+                }
                 Some(HookVerdict::Allow { .. }) => HookAnswer::Allow,
                 Some(HookVerdict::Deny { plugin }) => HookAnswer::Deny { by: plugin },
                 None => HookAnswer::Ask,

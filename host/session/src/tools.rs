@@ -142,6 +142,7 @@ impl ToolBox {
             Resolved::Exact(t) | Resolved::Repaired(t) => t.to_string(),
             Resolved::Invalid(message) => return Err(message),
         };
+        crate::args::within_size(&tool, arguments)?;
         let args: Value = match serde_json::from_str(if arguments.trim().is_empty() {
             "{}"
         } else {
@@ -159,7 +160,7 @@ impl ToolBox {
                 ));
             }
         };
-        self.check_args(&tool, &args)?;
+        self.check_args(&tool, &args).await?;
         if is_doom_loop(previous, &(tool.clone(), args.clone())) {
             scope
                 .check(
@@ -180,6 +181,9 @@ impl ToolBox {
             .await
             .map_err(|e| e.to_string())?;
         let rewritten = hooked != original;
+        if rewritten {
+            crate::args::within_size(&tool, &hooked)?;
+        }
         let args: Value = serde_json::from_str(&hooked).map_err(|e| {
             format!(
                 "a tool.execute.before hook rewrote `{tool}`'s arguments into invalid JSON ({e})"
@@ -187,6 +191,7 @@ impl ToolBox {
         })?;
         if rewritten {
             self.check_args(&tool, &args)
+                .await
                 .map_err(|e| format!("after a tool.execute.before hook rewrote them, {e}"))?;
         }
         for need in tool_rules::needs(&tool, &args, &scope.project) {
@@ -222,16 +227,21 @@ impl ToolBox {
 }
 
 impl ToolBox {
-    /// The call itself, by a plugin or the host; also returns the arguments as JSON
-    /// text, which the after-hooks see.
-    /// Checks `args` against plugin tool `tool`'s schema (host tools check their own).
-    fn check_args(&self, tool: &str, args: &Value) -> Result<(), String> {
+    /// Checks `args` against plugin tool `tool`'s schema (host tools check their own),
+    /// within the plugin's time limit for a call.
+    async fn check_args(&self, tool: &str, args: &Value) -> Result<(), String> {
         match self.tools.iter().find(|(_, t)| t.name == tool) {
-            Some((_, info)) => self.checks.check(tool, &info.parameters, args),
+            Some((plugin, info)) => {
+                self.checks
+                    .check(tool, &info.parameters, args, plugin.limits.time)
+                    .await
+            }
             None => Ok(()),
         }
     }
 
+    /// The call itself, by a plugin or the host; also returns the arguments as JSON
+    /// text, which the after-hooks see.
     async fn call(
         &self,
         tool: &str,

@@ -28,6 +28,10 @@ pub struct Args {
     /// Clear, concise description of what this command does in 5-10 words, e.g.
     /// "Lists files in current directory" or "Installs package dependencies".
     pub description: Option<String>,
+    /// Run this command outside the sandbox (full file and network access). The user is
+    /// asked first unless the `unsandboxed` rules decide. Only when the sandbox blocked
+    /// something the task needs, e.g. network access or writing outside the project.
+    pub unsandboxed: Option<bool>,
 }
 
 /// The `bash` tool.
@@ -53,6 +57,10 @@ when a failure should not stop the rest. Do not use newlines to separate command
 - Prefer the dedicated tools for files: read (not cat/head/tail), edit (not sed/awk), \
 write (not echo >), glob (not find/ls), grep (not grep/rg).
 - Commands are checked against the permission rules; a refused command returns an error.
+- Commands run in a sandbox: by default they may write only in the project and the temp \
+directory, Ward's configuration and .git are read-only, secrets such as ~/.ssh are hidden, \
+and there is no network. When the sandbox blocks something the task needs, retry with \
+unsandboxed: true (the user is asked) and say why in the description.
 - Avoid interactive commands (editors, pagers, prompts): there is no terminal.
 - Git: never change the git config, never force-push or skip hooks, and commit only when \
 the user asks.";
@@ -147,6 +155,7 @@ pub fn format_result(args: &Args, timeout_ms: u32, outcome: &ExecOutput) -> Outp
         "exit": outcome.exit_code,
         "description": args.description,
         "timedOut": outcome.timed_out,
+        "unsandboxed": args.unsandboxed.unwrap_or(false),
         // Not `truncated`: that key tells the host the tool bounded its own output.
         "outputCapped": outcome.truncated,
     }))
@@ -162,6 +171,7 @@ mod tests {
             timeout,
             workdir: workdir.map(str::to_string),
             description: Some("Runs a test command".into()),
+            unsandboxed: None,
         }
     }
 

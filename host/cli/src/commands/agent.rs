@@ -6,6 +6,7 @@ use std::process::ExitCode;
 use anyhow::Result;
 use clap::Subcommand;
 use ward_agent::{AgentMode, AgentSource};
+use ward_term::{inert_line, outln};
 
 use crate::setup::Workspace;
 
@@ -35,8 +36,8 @@ pub async fn run(command: AgentCommand) -> Result<ExitCode> {
         let source = match &agent.source {
             AgentSource::Builtin => "built-in".to_string(),
             AgentSource::Config => "ward.toml".to_string(),
-            AgentSource::Markdown { path } => path.display().to_string(),
-            AgentSource::Component { plugin } => format!("plugin {plugin}"),
+            AgentSource::Markdown { path } => inert_line(&path.display().to_string()).into_owned(),
+            AgentSource::Component { plugin } => format!("plugin {}", inert_line(plugin)),
         };
         let mut notes = Vec::new();
         if agent.name == default {
@@ -46,16 +47,17 @@ pub async fn run(command: AgentCommand) -> Result<ExitCode> {
             notes.push("hidden".to_string());
         }
         if let Some(model) = &agent.model {
-            notes.push(format!("model {model}"));
+            notes.push(format!("model {}", inert_line(model)));
         }
         let notes = if notes.is_empty() {
             String::new()
         } else {
             format!(" ({})", notes.join(", "))
         };
-        println!("{}  {mode}{notes}  [{source}]", agent.name);
+        // Names and descriptions come from files and plugins: one line each, inert.
+        outln!("{}  {mode}{notes}  [{source}]", inert_line(&agent.name));
         if let Some(description) = &agent.description {
-            println!("    {description}");
+            outln!("    {}", inert_line(description));
         }
     }
     Ok(ExitCode::SUCCESS)

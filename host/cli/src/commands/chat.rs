@@ -10,16 +10,18 @@
 //! runs as a conversation.
 
 use std::collections::VecDeque;
-use std::io::{BufRead, IsTerminal, Write};
+use std::io::{BufRead, IsTerminal};
 use std::process::ExitCode;
 
 use anyhow::Result;
 use clap::Args;
 use tokio::sync::{broadcast, mpsc};
 use tokio::task::JoinSet;
+use ward_permission::protected::marks_config_change;
 use ward_permission::{AskRequest, PermissionEvent, Reply};
 use ward_session::Runner;
 use ward_store::Store;
+use ward_term::{eout, eoutln, outln};
 
 use super::run::{CliLoop, LoopArgs};
 use crate::printer::{Format, Printer};
@@ -44,7 +46,7 @@ pub async fn run(args: ChatArgs) -> Result<ExitCode> {
     } = CliLoop::open(&args.common, None).await?;
     let interactive = std::io::stdin().is_terminal();
     let printer = Printer::start(store.bus().subscribe(), &session.id, Format::Text);
-    eprintln!(
+    eoutln!(
         "session {} — /exit to quit, Ctrl-C to stop the agent",
         session.id
     );
@@ -64,7 +66,7 @@ pub async fn run(args: ChatArgs) -> Result<ExitCode> {
                 prompts.spawn(async move {
                     let outcome = crate::slash::prompt(&runner, &commands, &session, &text).await;
                     if let Err(e) = &outcome {
-                        eprintln!("\nerror: {e}");
+                        eoutln!("\nerror: {e}");
                     }
                     outcome.is_ok()
                 });
@@ -113,11 +115,13 @@ pub async fn run(args: ChatArgs) -> Result<ExitCode> {
             }
             event = asks.recv() => match event {
                 Ok(PermissionEvent::Asked { id, request }) => {
-                    if args.common.yes {
+                    // `--yes` never approves a change to Ward's configuration.
+                    let config = marks_config_change(&request.metadata);
+                    if args.common.yes && !config {
                         let _ = runner.permissions.reply(&id, Reply::Once);
                     } else if !input_open {
                         // Nobody is left to answer.
-                        eprintln!("\n{}(no answer: rejected)", question(&request));
+                        eoutln!("\n{}(no answer: rejected)", question(&request));
                         let _ = runner.permissions.reply(&id, Reply::Reject { feedback: None });
                     } else {
                         if open_asks.is_empty() {
@@ -133,7 +137,7 @@ pub async fn run(args: ChatArgs) -> Result<ExitCode> {
             Some(done) = prompts.join_next() => {
                 failed |= !matches!(done, Ok(true));
                 if prompts.is_empty() {
-                    println!();
+                    outln!();
                     show_prompt(interactive);
                 }
             }
@@ -147,7 +151,7 @@ pub async fn run(args: ChatArgs) -> Result<ExitCode> {
     reject_all(&runner, &mut open_asks);
     while prompts.join_next().await.is_some() {}
     printer.finish().await;
-    eprintln!("session {}", session.id);
+    eoutln!("session {}", session.id);
     Ok(if failed {
         ExitCode::FAILURE
     } else {
@@ -180,14 +184,10 @@ fn read_lines() -> mpsc::UnboundedReceiver<String> {
 
 fn show_prompt(interactive: bool) {
     if interactive {
-        let mut stderr = std::io::stderr();
-        let _ = write!(stderr, "> ");
-        let _ = stderr.flush();
+        eout!("> ");
     }
 }
 
 fn show_question(request: &AskRequest) {
-    let mut stderr = std::io::stderr();
-    let _ = write!(stderr, "\n{}", question(request));
-    let _ = stderr.flush();
+    eout!("\n{}", question(request));
 }

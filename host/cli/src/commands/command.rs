@@ -6,6 +6,7 @@ use std::process::ExitCode;
 use anyhow::Result;
 use clap::Subcommand;
 use ward_command::CommandSource;
+use ward_term::{inert_line, outln};
 
 use crate::setup::Workspace;
 
@@ -24,16 +25,17 @@ pub async fn run(command: CommandCommand) -> Result<ExitCode> {
     for c in ws.commands.list() {
         let source = match &c.source {
             CommandSource::Builtin => "built-in".to_string(),
-            CommandSource::File { path } => path.display().to_string(),
+            CommandSource::File { path } => inert_line(&path.display().to_string()).into_owned(),
         };
         let agent = c
             .agent
             .as_deref()
-            .map(|a| format!(" (agent {a})"))
+            .map(|a| format!(" (agent {})", inert_line(a)))
             .unwrap_or_default();
-        println!("/{}{agent}  [{source}]", c.name);
+        // Names and descriptions come from files: one line each, inert.
+        outln!("/{}{agent}  [{source}]", inert_line(&c.name));
         if let Some(description) = &c.description {
-            println!("    {description}");
+            outln!("    {}", inert_line(description));
         }
     }
     Ok(ExitCode::SUCCESS)

@@ -7,6 +7,7 @@ use std::process::ExitCode;
 use anyhow::{Result, bail};
 use clap::Args;
 use ward_provider::{ModelInfo, ModelRegistry, Origin, Protocol, ProviderInfo};
+use ward_term::{inert_line, out};
 
 /// `ward models [PROVIDER]`
 #[derive(Args)]
@@ -45,7 +46,7 @@ pub fn run(args: ModelsArgs) -> Result<ExitCode> {
         }
         provider_block(&mut out, provider, default.as_ref(), &env);
     }
-    print!("{out}");
+    out!("{out}");
     Ok(ExitCode::SUCCESS)
 }
 
@@ -66,15 +67,15 @@ fn provider_block(
         } else {
             "not set"
         };
-        format!("key: {} ({state})", provider.env.join(" or "))
+        format!("key: {} ({state})", inert_line(&provider.env.join(" or ")))
     };
     let _ = writeln!(
         out,
         "{}{}  {}  {}  {key}",
-        provider.id,
+        inert_line(&provider.id),
         mark(provider.origin),
         protocol(provider.protocol),
-        provider.base_url
+        inert_line(&provider.base_url)
     );
     if provider.models.is_empty() {
         let _ = writeln!(out, "  (no models listed; any model id is passed through)");
@@ -114,7 +115,7 @@ fn provider_block(
         let p = &model.prices;
         let line = format!(
             "  {:<width$}  {:>8}  {:>7}  {:>7}  {:>6}  {:>6}  {:>8}  {:>8}  {}",
-            model.id,
+            inert_line(&model.id),
             tokens(model.limits.context),
             tokens(model.limits.input),
             tokens(model.limits.output),

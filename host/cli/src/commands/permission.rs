@@ -5,6 +5,7 @@ use std::process::ExitCode;
 
 use anyhow::Result;
 use clap::Subcommand;
+use ward_term::out;
 
 /// `ward permission …`
 #[derive(Subcommand)]
@@ -26,7 +27,7 @@ pub fn run(command: PermissionCommand) -> Result<ExitCode> {
             let config = ward_config::load(&cwd)?;
             let layers = crate::setup::rules(&config)?;
             let key = ward_permission::permission_key(&tool);
-            print!("{}", ward_permission::explain(key, &pattern, &layers));
+            out!("{}", ward_permission::explain(key, &pattern, &layers));
             Ok(ExitCode::SUCCESS)
         }
     }

@@ -10,6 +10,7 @@ use tokio::sync::broadcast;
 use ward_permission::PermissionEvent;
 use ward_session::Runner;
 use ward_store::{Session, SqliteStore, Store};
+use ward_term::{eoutln, outln};
 
 use crate::printer::{Format, Printer};
 use crate::prompt::spawn_answerer;
@@ -191,28 +192,28 @@ pub async fn run(args: RunArgs) -> Result<ExitCode> {
     match outcome {
         Ok(last) => {
             if args.format == Format::Text {
-                println!();
+                outln!();
                 let t = &last.tokens;
                 let used = t.input + t.cache.read + t.cache.write + t.output;
                 match runner.usable() {
-                    Some(usable) => eprintln!(
+                    Some(usable) => eoutln!(
                         "context {used} of {usable} tokens ({}%)",
                         used * 100 / usable.max(1)
                     ),
-                    None => eprintln!("context {used} tokens"),
+                    None => eoutln!("context {used} tokens"),
                 }
-                eprintln!("session {}", session.id);
+                eoutln!("session {}", session.id);
             }
             Ok(ExitCode::SUCCESS)
         }
         Err(ward_session::LoopError::Aborted) => {
-            eprintln!("\naborted");
-            eprintln!("session {}", session.id);
+            eoutln!("\naborted");
+            eoutln!("session {}", session.id);
             Ok(ExitCode::from(INTERRUPTED))
         }
         Err(e) => {
-            eprintln!("error: {e}");
-            eprintln!("session {}", session.id);
+            eoutln!("error: {e}");
+            eoutln!("session {}", session.id);
             Ok(ExitCode::FAILURE)
         }
     }

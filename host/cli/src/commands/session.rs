@@ -6,6 +6,7 @@ use std::process::ExitCode;
 use anyhow::Result;
 use clap::Subcommand;
 use ward_store::{MessageInfo, PartKind, Store, ToolState};
+use ward_term::{eoutln, inert_line, outln};
 
 /// `ward session …`
 #[derive(Subcommand)]
@@ -38,14 +39,15 @@ pub async fn run(command: SessionCommand) -> Result<ExitCode> {
         SessionCommand::Compact { .. } => {}
         SessionCommand::List => {
             for s in store.list_sessions()? {
-                println!(
+                // Titles are written by a model: one line each, inert.
+                outln!(
                     "{}  {}  {}  tokens in {} out {}  ${:.4}",
-                    s.id,
-                    s.agent,
+                    inert_line(&s.id),
+                    inert_line(&s.agent),
                     if s.title.is_empty() {
-                        "(untitled)"
+                        "(untitled)".into()
                     } else {
-                        &s.title
+                        inert_line(&s.title)
                     },
                     s.tokens.input,
                     s.tokens.output,
@@ -55,8 +57,13 @@ pub async fn run(command: SessionCommand) -> Result<ExitCode> {
         }
         SessionCommand::Show { id } => {
             let s = store.get_session(&id)?;
-            println!("session {} ({}) in {}", s.id, s.agent, s.directory);
-            println!(
+            outln!(
+                "session {} ({}) in {}",
+                inert_line(&s.id),
+                inert_line(&s.agent),
+                inert_line(&s.directory)
+            );
+            outln!(
                 "tokens: input {} output {} reasoning {} cache read {} write {}; cost ${:.4}",
                 s.tokens.input,
                 s.tokens.output,
@@ -67,7 +74,7 @@ pub async fn run(command: SessionCommand) -> Result<ExitCode> {
             );
             for m in store.messages(&id, None)? {
                 match &m.info {
-                    MessageInfo::User(u) => println!("\n[user {}]", u.id),
+                    MessageInfo::User(u) => outln!("\n[user {}]", u.id),
                     MessageInfo::Assistant(a) => {
                         let finish = a
                             .finish
@@ -76,42 +83,49 @@ pub async fn run(command: SessionCommand) -> Result<ExitCode> {
                         let error = a
                             .error
                             .as_ref()
-                            .map(|e| format!(" error: {}", e.message))
+                            .map(|e| format!(" error: {}", inert_line(&e.message)))
                             .unwrap_or_default();
                         // What the request held: the context the model saw.
                         let t = &a.tokens;
                         let context = t.input + t.cache.read + t.cache.write;
                         let kind = if a.summary { "summary" } else { "assistant" };
-                        println!(
+                        outln!(
                             "\n[{kind} {} finish {finish}{error}; context {context} tokens, output {}]",
-                            a.id, t.output
+                            a.id,
+                            t.output
                         );
                     }
                 }
                 for p in &m.parts {
                     match &p.kind {
-                        PartKind::Text(t) => println!("  text: {}", t.text),
-                        PartKind::Reasoning { text } => println!("  reasoning: {text}"),
-                        PartKind::Tool(t) => match &t.state {
-                            ToolState::Completed { title, .. } => {
-                                println!("  tool {} completed: {title}", t.tool)
+                        // Message text is multi-line (`outln!` renders it inert); the
+                        // rest are one line each, so none can forge a line of ours.
+                        PartKind::Text(t) => outln!("  text: {}", t.text),
+                        PartKind::Reasoning { text } => outln!("  reasoning: {text}"),
+                        PartKind::Tool(t) => {
+                            let tool = inert_line(&t.tool);
+                            match &t.state {
+                                ToolState::Completed { title, .. } => {
+                                    outln!("  tool {tool} completed: {}", inert_line(title))
+                                }
+                                ToolState::Error { error, .. } => {
+                                    outln!("  tool {tool} error: {}", inert_line(error))
+                                }
+                                ToolState::Pending { .. } => outln!("  tool {tool} pending"),
+                                ToolState::Running { .. } => outln!("  tool {tool} running"),
                             }
-                            ToolState::Error { error, .. } => {
-                                println!("  tool {} error: {error}", t.tool)
-                            }
-                            ToolState::Pending { .. } => println!("  tool {} pending", t.tool),
-                            ToolState::Running { .. } => println!("  tool {} running", t.tool),
-                        },
+                        }
                         PartKind::StepFinish {
                             reason,
                             tokens,
                             cost,
-                        } => println!(
+                        } => outln!(
                             "  step finish {reason:?}: in {} out {} ${cost:.4}",
-                            tokens.input, tokens.output
+                            tokens.input,
+                            tokens.output
                         ),
                         PartKind::Retry { attempt, error, .. } => {
-                            println!("  retry {attempt}: {}", error.message)
+                            outln!("  retry {attempt}: {}", inert_line(&error.message))
                         }
                         _ => {}
                     }
@@ -144,10 +158,13 @@ async fn compact(id: String, model: Option<String>) -> Result<ExitCode> {
             _ => None,
         })
         .collect();
-    println!("{text}");
-    eprintln!(
+    outln!("{text}");
+    eoutln!(
         "compacted session {}: summary {} ({} tokens in, {} out)",
-        cli.session.id, summary.id, summary.tokens.input, summary.tokens.output
+        cli.session.id,
+        summary.id,
+        summary.tokens.input,
+        summary.tokens.output
     );
     Ok(ExitCode::SUCCESS)
 }

@@ -5,6 +5,7 @@ use std::process::ExitCode;
 
 use anyhow::Result;
 use clap::Subcommand;
+use ward_term::{inert_line, outln};
 
 use crate::setup::Workspace;
 
@@ -28,7 +29,7 @@ pub async fn run(command: SkillCommand) -> Result<ExitCode> {
         .map(|s| s.name.as_str())
         .collect();
     if ws.skills.is_empty() {
-        println!("no skills found");
+        outln!("no skills found");
     }
     for skill in ws.skills.list() {
         let state = if visible.contains(&skill.name.as_str()) {
@@ -36,12 +37,17 @@ pub async fn run(command: SkillCommand) -> Result<ExitCode> {
         } else {
             "  (denied by the permission rules)"
         };
-        println!("{}  {}{state}", skill.name, skill.description);
+        // Names and descriptions come from files and plugins: one line each, inert.
+        outln!(
+            "{}  {}{state}",
+            inert_line(&skill.name),
+            inert_line(&skill.description)
+        );
         match &skill.plugin {
-            Some(plugin) => println!("    plugin {plugin}"),
-            None => println!(
+            Some(plugin) => outln!("    plugin {}", inert_line(plugin)),
+            None => outln!(
                 "    {} ({})",
-                skill.file.display(),
+                inert_line(&skill.file.display().to_string()),
                 skill.source.scope.as_str()
             ),
         }

@@ -7,6 +7,7 @@ use std::process::ExitCode;
 use anyhow::Result;
 use clap::Subcommand;
 use ward_plugin::CallScope;
+use ward_term::{eoutln, inert_line, outln};
 
 use crate::prompt::spawn_answerer;
 use crate::setup::Workspace;
@@ -43,16 +44,17 @@ pub async fn run(command: ToolCommand) -> Result<ExitCode> {
         ToolCommand::List => {
             let (tools, failed) = ws.host.all_tools().await;
             for (plugin, tool) in tools {
-                println!(
+                // The name, description and schema are the plugin's words.
+                outln!(
                     "{}  (plugin {})\n  {}\n  parameters: {}\n",
-                    tool.name,
-                    plugin.name(),
-                    first_line(&tool.description),
-                    tool.parameters
+                    inert_line(&tool.name),
+                    inert_line(plugin.name()),
+                    inert_line(first_line(&tool.description)),
+                    inert_line(&tool.parameters),
                 );
             }
             for (plugin, e) in failed {
-                eprintln!("warning: {plugin}: {e}");
+                eoutln!("warning: {}: {e}", inert_line(&plugin));
             }
             Ok(ExitCode::SUCCESS)
         }
@@ -98,17 +100,16 @@ async fn call(
         Ok(out) => {
             if json {
                 let metadata = out.metadata;
-                println!(
-                    "{}",
-                    serde_json::json!({ "title": out.title, "output": out.output, "metadata": metadata })
-                );
+                let result = serde_json::json!({ "title": out.title, "output": out.output, "metadata": metadata });
+                // Exact data for a pipe; terminal hazards spelt as JSON escapes.
+                outln!("{}", ward_term::json_line(&result)?);
             } else {
-                println!("{}", out.output);
+                outln!("{}", out.output);
             }
             Ok(ExitCode::SUCCESS)
         }
         Err(e) => {
-            eprintln!("error: {e}");
+            eoutln!("error: {e}");
             Ok(ExitCode::FAILURE)
         }
     }

@@ -27,6 +27,7 @@ mod agent;
 mod check;
 mod marketplace;
 mod provider;
+mod sandbox;
 
 use std::collections::BTreeMap;
 use std::path::PathBuf;
@@ -37,6 +38,7 @@ pub use agent::{AgentConfig, AgentMode};
 pub use check::model_ref as deserialize_model_ref;
 pub use marketplace::{MarketplaceConfig, SourceConfig};
 pub use provider::{Cost, ModelConfig, ProviderConfig, ProviderKind, Tokenizer};
+pub use sandbox::{SandboxConfig, SandboxMode};
 
 #[cfg(test)]
 mod tests;
@@ -78,6 +80,8 @@ pub struct Config {
     pub agent: BTreeMap<String, AgentConfig>,
     /// Package sources and trusted signing keys for `ward plugin install`.
     pub marketplace: MarketplaceConfig,
+    /// How the `bash` tool's commands are confined.
+    pub sandbox: SandboxConfig,
 }
 
 /// `[plugins.NAME]`: what a person allows one plugin to do.
@@ -94,6 +98,10 @@ pub struct PluginConfig {
     /// Explicit plugin directory; relative paths are resolved against the
     /// directory of the file that declares them when loading.
     pub path: Option<PathBuf>,
+    /// Standard tools (or built-in plugins, by name) this plugin may replace. Without
+    /// it a standard tool keeps its name, and a plugin that declares the name too is
+    /// refused for that tool.
+    pub replaces: Vec<String>,
 }
 
 impl Default for PluginConfig {
@@ -102,6 +110,7 @@ impl Default for PluginConfig {
             grant: None,
             enabled: true,
             path: None,
+            replaces: Vec::new(),
         }
     }
 }

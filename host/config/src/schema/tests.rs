@@ -121,7 +121,7 @@ fn unknown_top_level_key() {
         err("model = \"a/b\"\n\npermisions = 1\n"),
         "ward.toml:3:1: unknown key `permisions` in the top level (expected one of: model, \
          small_model, default_agent, instructions, plugin_paths, provider, permission, plugins, \
-         compaction, tool_output, agent, marketplace)"
+         compaction, tool_output, agent, marketplace, sandbox)"
     );
 }
 
@@ -140,7 +140,7 @@ fn unknown_key_in_nested_tables() {
     assert_eq!(
         err("[plugins.\"my tool\"]\ngrants = []\n"),
         "ward.toml:2:1: unknown key `grants` in [plugins.\"my tool\"] (expected one of: grant, \
-         enabled, path)"
+         enabled, path, replaces)"
     );
     assert_eq!(
         err("agent.review.tempreature = 1\n"),

@@ -27,6 +27,11 @@ pub struct AskRequest {
     /// The tool call this belongs to, if any.
     #[serde(default)]
     pub call_id: Option<String>,
+    /// The plugin whose call asks (through `ask`, or a capability it uses); `None` when
+    /// the host asks about a tool call. Shown with the question; an "always" answer to
+    /// it is stored for that plugin alone.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub plugin: Option<String>,
 }
 
 /// The user's answer to an ask.

@@ -2,7 +2,8 @@
 //!
 //! Owns the [`ApprovalStore`] contract and the in-memory implementation. Approvals
 //! are scoped to a (project, agent) pair so approving `git push *` for `build` in
-//! one project grants nothing to another agent or project.
+//! one project grants nothing to another agent or project; an answer to a question a
+//! plugin asked is scoped to that plugin too ([`approval_scope`]).
 
 use std::collections::HashMap;
 use std::sync::{Mutex, PoisonError};
@@ -18,6 +19,17 @@ pub trait ApprovalStore: Send + Sync {
     /// ones. Rules already stored need not be stored twice. The error text is shown
     /// to the user.
     fn save(&self, project: &str, agent: &str, rules: &[Rule]) -> Result<(), String>;
+}
+
+/// The agent key an approval is stored under: `agent` for the host's own questions,
+/// `"{agent} plugin:{plugin}"` for a question `plugin` asked, so the store keeps each
+/// plugin's approvals apart without a schema of its own. The space cannot occur in an
+/// agent a component defines, so no agent name can alias another's plugin scope.
+pub fn approval_scope(agent: &str, plugin: Option<&str>) -> String {
+    match plugin {
+        Some(plugin) => format!("{agent} plugin:{plugin}"),
+        None => agent.to_string(),
+    }
 }
 
 /// Approvals kept in memory for the life of the process (tests, `--no-store` runs).

@@ -32,6 +32,7 @@ fn req(session: &str, agent: &str, patterns: &[&str], always: &[&str]) -> AskReq
         always: always.iter().map(|s| s.to_string()).collect(),
         metadata: json!({}),
         call_id: Some("call_1".into()),
+        plugin: None,
     }
 }
 
@@ -166,6 +167,51 @@ async fn always_persists_only_for_same_project_and_agent() {
     assert_eq!(f.check(other_project).await, None);
     // A pattern outside the approval still asks.
     assert_eq!(f.check(req("s1", "build", &["git pull"], &[])).await, None);
+}
+
+#[tokio::test]
+async fn a_stored_approval_never_outvotes_a_deny_rule() {
+    let f = fixture();
+    // An approval as broad as it gets, stored earlier (or by an older Ward).
+    f.store
+        .save("proj", "build", &[Rule::new("bash", "*", Action::Allow)])
+        .expect("saves");
+    // It turns the ask into an allow…
+    assert_eq!(
+        f.check(req("s1", "build", &["make"], &[])).await,
+        Some(Ok(()))
+    );
+    // …but `bash rm * = deny` still decides.
+    let denied = f.check(req("s1", "build", &["rm -rf /"], &[])).await;
+    assert!(
+        matches!(&denied, Some(Err(PermissionError::Denied { rule, .. })) if rule.contains("rm *")),
+        "{denied:?}"
+    );
+}
+
+#[tokio::test]
+async fn a_plugins_approvals_are_its_own() {
+    let mut f = fixture();
+    let mut asked = req("s1", "build", &["*"], &["*"]);
+    asked.plugin = Some("forger".into());
+    let (id, handle) = f.ask(asked).await;
+    f.engine.reply(&id, Reply::Always).expect("reply");
+    assert_eq!(outcome(handle).await, Ok(()));
+    assert!(f.store.load("proj", "build").is_empty(), "not the host's");
+    assert_eq!(
+        f.store
+            .load("proj", &approval_scope("build", Some("forger"))),
+        vec![Rule::new("bash", "*", Action::Allow)]
+    );
+
+    // The same plugin asking again: allowed. Anyone else, or the host: still asks.
+    let mut again = req("s2", "build", &["make"], &[]);
+    again.plugin = Some("forger".into());
+    assert_eq!(f.check(again).await, Some(Ok(())));
+    let mut other = req("s2", "build", &["make"], &[]);
+    other.plugin = Some("bash".into());
+    assert_eq!(f.check(other).await, None);
+    assert_eq!(f.check(req("s2", "build", &["make"], &[])).await, None);
 }
 
 #[tokio::test]

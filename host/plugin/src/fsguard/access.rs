@@ -11,7 +11,7 @@ use wasmtime_wasi::p2::bindings::filesystem::types::{
     Descriptor, DescriptorFlags, ErrorCode, OpenFlags, PathFlags,
 };
 
-use super::policy::Check;
+use super::policy::{Check, Tree};
 use super::{Guard, direct, resolve};
 
 impl Guard<'_> {
@@ -23,11 +23,33 @@ impl Guard<'_> {
         fd: &Resource<Descriptor>,
         path: &str,
     ) -> Result<(), ErrorCode> {
+        self.check_over(permission, fd, path, Tree::Path).await
+    }
+
+    /// [`Guard::check`] for an operation touching `tree` of the path.
+    pub(super) async fn check_over(
+        &mut self,
+        permission: &'static str,
+        fd: &Resource<Descriptor>,
+        path: &str,
+        tree: Tree,
+    ) -> Result<(), ErrorCode> {
         let (env, project) = self.call();
         let target = self.path_at(fd, path)?;
-        let mut check = Check::new(&env, &project, permission, &target)?;
+        let mut check = Check::over(&env, &project, permission, &target, tree)?;
         self.resolve_before(&mut check, fd, path)?;
         check.confirm().await
+    }
+
+    /// How much of `path` relative to `fd` renaming it moves: all of it when it is a
+    /// directory (not following a final symlink, which is renamed itself).
+    pub(super) fn moved_tree(&self, fd: &Resource<Descriptor>, path: &str) -> Tree {
+        let is_dir = self
+            .path_at(fd, path)
+            .ok()
+            .and_then(|p| std::fs::symlink_metadata(p).ok())
+            .is_some_and(|m| m.is_dir());
+        if is_dir { Tree::All } else { Tree::Path }
     }
 
     /// Adds to `check` the pattern of `path` relative to `fd` with its symlinks

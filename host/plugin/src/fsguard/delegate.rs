@@ -17,7 +17,7 @@ use wasmtime_wasi::p2::bindings::filesystem::types::{
 };
 use wasmtime_wasi::p2::{DynInputStream, DynOutputStream, FsError, FsResult};
 
-use super::policy::Check;
+use super::policy::{Check, Tree};
 use super::{Guard, readdir};
 
 const READ: &str = "read";
@@ -142,7 +142,8 @@ impl HostDescriptor for Guard<'_> {
     ) -> FsResult<Resource<types::DirectoryEntryStream>> {
         let (env, project) = self.call();
         let dir = self.path_of(&fd)?.to_path_buf();
-        let mut check = Check::new(&env, &project, READ, &dir)?;
+        // A listing reads the names of the entries: a rule on `dir/*` decides it too.
+        let mut check = Check::over(&env, &project, READ, &dir, Tree::Entries)?;
         self.resolve_opened(&mut check, &fd, &dir)?;
         check.confirm().await?;
         if let Some(listing) = readdir::list(self.descriptor(&fd)?) {
@@ -185,7 +186,7 @@ impl HostDescriptor for Guard<'_> {
         fd: Resource<Descriptor>,
         path: String,
     ) -> FsResult<()> {
-        self.check(EDIT, &fd, &path).await?;
+        self.check_over(EDIT, &fd, &path, Tree::Entries).await?;
         self.fs().create_directory_at(fd, path).await
     }
 
@@ -194,7 +195,7 @@ impl HostDescriptor for Guard<'_> {
         fd: Resource<Descriptor>,
         path: String,
     ) -> FsResult<()> {
-        self.check(EDIT, &fd, &path).await?;
+        self.check_over(EDIT, &fd, &path, Tree::Entries).await?;
         self.moved();
         self.fs().remove_directory_at(fd, path).await
     }
@@ -239,9 +240,11 @@ impl HostDescriptor for Guard<'_> {
         new_path: String,
     ) -> FsResult<()> {
         // A hard link is the same file under a new name, and no resolving reveals the
-        // old name later: linking needs `read` on the original as well as `edit` on
-        // the new name.
+        // old name later: writing through the new name edits the original, so linking
+        // needs `read` and `edit` on the original as well as `edit` on the new name
+        // (and no plugin links Ward's configuration anywhere).
         self.check(READ, &fd, &old_path).await?;
+        self.check(EDIT, &fd, &old_path).await?;
         self.check(EDIT, &new_descriptor, &new_path).await?;
         self.fs()
             .link_at(fd, old_path_flags, old_path, new_descriptor, new_path)
@@ -256,10 +259,12 @@ impl HostDescriptor for Guard<'_> {
         new_path: String,
     ) -> FsResult<()> {
         // Renaming edits both names, and moving a file out from under a `read` rule
-        // would read it: the original also needs `read`.
-        self.check(READ, &fd, &old_path).await?;
-        self.check(EDIT, &fd, &old_path).await?;
-        self.check(EDIT, &new_fd, &new_path).await?;
+        // would read it: the original also needs `read`. A directory moves everything
+        // in it, so it is checked for all of that, under both names.
+        let tree = self.moved_tree(&fd, &old_path);
+        self.check_over(READ, &fd, &old_path, tree).await?;
+        self.check_over(EDIT, &fd, &old_path, tree).await?;
+        self.check_over(EDIT, &new_fd, &new_path, tree).await?;
         // A renamed directory may be one the guest holds open (or hold one).
         self.moved();
         self.fs().rename_at(fd, old_path, new_fd, new_path).await

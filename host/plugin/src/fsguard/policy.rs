@@ -9,19 +9,41 @@
 //! A [`Check`] can take its patterns in steps, so an open can be decided on the lexical
 //! path before the file is opened and on the opened file's real path after, while
 //! the user is still asked only once.
+//!
+//! Two things no rule changes: an `edit` of Ward's configuration or state (a protected
+//! path, see [`ward_permission::protected`]), lexical or resolved, is refused for every
+//! plugin whatever its grant, and only Ward's own tools get a person's question there
+//! instead. And a directory operation is decided for what lies beneath the directory
+//! too ([`Tree`]), so a rule on `dir/*` covers listing, renaming or removing `dir`.
 
 use std::path::Path;
 
 use ward_permission::path::relative_pattern;
-use ward_permission::{Action, evaluate};
+use ward_permission::tree::{entries_pattern, evaluate_beneath};
+use ward_permission::{Action, Decision, evaluate};
 use wasmtime_wasi::p2::bindings::filesystem::types::ErrorCode;
 
 use crate::state::CallEnv;
+
+/// How much of a path an operation touches.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) enum Tree {
+    /// The path alone.
+    Path,
+    /// The path and the names of its entries: listing, creating or removing (an empty)
+    /// directory. Decided on the path and on an arbitrary entry (`dir/*`).
+    Entries,
+    /// The path and everything beneath it: renaming a directory moves all of it out
+    /// from under its rules. Decided on the strictest rule any of it could meet.
+    All,
+}
 
 /// One permission (`read` or `edit`) being checked for one host path.
 pub(super) struct Check<'a> {
     env: &'a CallEnv,
     permission: &'static str,
+    /// What the operation touches beneath the path.
+    tree: Tree,
     /// The project root, normalised.
     project: &'a Path,
     /// The lexical host path, as the audit log names it.
@@ -42,15 +64,27 @@ impl<'a> Check<'a> {
         permission: &'static str,
         path: &'a Path,
     ) -> Result<Self, ErrorCode> {
+        Self::over(env, project, permission, path, Tree::Path)
+    }
+
+    /// [`Check::new`] for an operation touching `tree` of `path`.
+    pub(super) fn over(
+        env: &'a CallEnv,
+        project: &'a Path,
+        permission: &'static str,
+        path: &'a Path,
+        tree: Tree,
+    ) -> Result<Self, ErrorCode> {
         let mut check = Check {
             env,
             permission,
+            tree,
             project,
             target: path,
             seen: Vec::with_capacity(2),
             asks: Vec::new(),
         };
-        check.pattern(pattern_of(path, project))?;
+        check.pattern(pattern_of(path, project), path)?;
         Ok(check)
     }
 
@@ -67,16 +101,37 @@ impl<'a> Check<'a> {
         } else {
             self.project
         };
-        self.pattern(pattern_of(real, root))
+        self.pattern(pattern_of(real, root), real)
     }
 
-    /// Evaluates one pattern: deny refuses at once (audited), ask is kept for
-    /// [`Check::confirm`] unless already approved for this call.
-    fn pattern(&mut self, pattern: String) -> Result<(), ErrorCode> {
+    /// Evaluates one pattern, that of host path `path`: deny refuses at once (audited),
+    /// ask is kept for [`Check::confirm`] unless already approved for this call.
+    fn pattern(&mut self, pattern: String, path: &Path) -> Result<(), ErrorCode> {
         if self.seen.contains(&pattern) {
             return Ok(());
         }
-        let decision = evaluate(self.permission, &pattern, &self.env.scope.rules);
+        let mut decision = self.decide(&pattern);
+        if self.permission == "edit" {
+            let protected = &self.env.protected;
+            let found = match self.tree {
+                Tree::All => protected.find_within(path),
+                Tree::Path | Tree::Entries => protected.find_lexical(path),
+            };
+            if let Some(what) = found {
+                if !self.env.config_writer {
+                    let reason = format!(
+                        "`{}` is {what}: no plugin grant covers writing Ward's configuration \
+                         or state",
+                        path.display()
+                    );
+                    return Err(self.refuse(&reason));
+                }
+                // Ward's own tools change it only with a person's answer.
+                if decision.action == Action::Allow {
+                    decision.action = Action::Ask;
+                }
+            }
+        }
         match decision.action {
             Action::Allow => {}
             Action::Deny => {
@@ -85,17 +140,39 @@ impl<'a> Check<'a> {
                     self.permission,
                     decision.describe()
                 );
-                let target = self.target.display().to_string();
-                self.env
-                    .audit
-                    .deny(&self.env.plugin, "fs", &target, &reason);
-                return Err(ErrorCode::Access);
+                return Err(self.refuse(&reason));
             }
             Action::Ask if self.approved(&pattern) => {}
             Action::Ask => self.asks.push(pattern.clone()),
         }
         self.seen.push(pattern);
         Ok(())
+    }
+
+    /// The decision for `pattern` over what the operation touches.
+    fn decide(&self, pattern: &str) -> Decision<'a> {
+        let env: &'a CallEnv = self.env;
+        let rules = &env.scope.rules;
+        let own = evaluate(self.permission, pattern, rules);
+        match self.tree {
+            Tree::Path => own,
+            Tree::Entries => {
+                let entries = evaluate(self.permission, &entries_pattern(pattern), rules);
+                if strictness(entries.action) > strictness(own.action) {
+                    entries
+                } else {
+                    own
+                }
+            }
+            Tree::All => evaluate_beneath(self.permission, pattern, rules),
+        }
+    }
+
+    /// Audits a refusal of this access for `reason`; the guest is told `access` only.
+    fn refuse(&self, reason: &str) -> ErrorCode {
+        let target = self.target.display().to_string();
+        self.env.audit.deny(&self.env.plugin, "fs", &target, reason);
+        ErrorCode::Access
     }
 
     /// Whether the caller already approved (`permission`, `pattern`) for this call.
@@ -118,7 +195,6 @@ impl<'a> Check<'a> {
         // `check` remembers the answer for the rest of the call: a plugin reading a file
         // stats, opens and reads it, and the user should be asked once.
         match env
-            .scope
             .check(self.permission, asks.clone(), asks.clone(), metadata)
             .await
         {
@@ -132,6 +208,14 @@ impl<'a> Check<'a> {
                 Err(ErrorCode::Access)
             }
         }
+    }
+}
+
+fn strictness(action: Action) -> u8 {
+    match action {
+        Action::Allow => 0,
+        Action::Ask => 1,
+        Action::Deny => 2,
     }
 }
 

@@ -28,6 +28,16 @@ pub enum HookVerdict {
     },
 }
 
+/// The tools a question about `permission` can be about: the file-writing tools share
+/// `edit`; any other key is its own tool's name (or a key no tool has, such as
+/// `external_directory`, which only a hook granted every tool sees).
+fn question_tools(permission: &str) -> Vec<&str> {
+    match permission {
+        "edit" => vec!["edit", "write", "apply_patch"],
+        other => vec![other],
+    }
+}
+
 /// Folds one plugin's answer into the verdict so far: a deny wins over any allow, the
 /// first allow names the verdict, `ask` changes nothing. Returns whether a final
 /// verdict (a deny) was reached.
@@ -116,13 +126,30 @@ impl PluginHost {
     /// Runs the `permission-ask` hooks for a question about to be put to the user.
     /// `None` means no plugin decided: ask the user. A deny from any `mutate` plugin
     /// wins over allows (and ends the round); otherwise an allow decides.
+    ///
+    /// A plugin only sees questions about the tools both its `hooks` grant and its
+    /// registration name ([`question_tools`]): a hook granted `bash` cannot answer
+    /// questions about `edit`.
     pub async fn permission_ask(
         &self,
         request: &PermissionRequest,
         scope: &CallScope,
     ) -> Option<HookVerdict> {
         let mut verdict = None;
+        let tools = question_tools(&request.permission);
         for sub in self.subscribers(HookPoint::PermissionAsk, None).await {
+            let registered = self.hooks_of(&sub.plugin).await;
+            let sees = tools.iter().any(|tool| {
+                sub.grant.covers(tool)
+                    && registered.as_ref().is_ok_and(|r| {
+                        r.tools
+                            .iter()
+                            .any(|glob| ward_permission::wildcard::matches(glob, tool))
+                    })
+            });
+            if !sees {
+                continue;
+            }
             let answer = async {
                 let mut i = self.hook_instance(&sub.plugin, scope).await?;
                 let out = i.guest.call_permission_ask(&mut i.store, request).await;

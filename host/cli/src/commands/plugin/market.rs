@@ -5,7 +5,7 @@
 //! otherwise each requested capability is asked about on a terminal, and with no
 //! terminal nothing is granted. Ungranted means denied.
 
-use std::io::{BufRead, IsTerminal, Write};
+use std::io::{BufRead, IsTerminal};
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
@@ -15,6 +15,7 @@ use ward_config::Grant;
 use ward_market::grants::{carried, check_fit, new_requests};
 use ward_market::sign::Key;
 use ward_market::{Lock, Market, Requested, Staged, covers, describe};
+use ward_term::{eoutln, inert_line, out, outln};
 
 /// The marketplace subcommands of `ward plugin`.
 #[derive(Subcommand)]
@@ -111,11 +112,11 @@ pub async fn run(command: MarketCommand) -> Result<ExitCode> {
             for archive in &archives {
                 let entry =
                     ward_market::add_to_index(&index, archive, base_url.as_deref(), key.as_ref())?;
-                println!(
+                outln!(
                     "added {} as version {} ({}){}",
                     archive.display(),
-                    entry.version,
-                    entry.url,
+                    inert_line(&entry.version),
+                    inert_line(&entry.url),
                     if entry.signature.is_some() {
                         ", signed"
                     } else {
@@ -132,9 +133,10 @@ pub async fn run(command: MarketCommand) -> Result<ExitCode> {
             let (project, _) = open(&cwd)?;
             let mut lock = Lock::load(&project)?;
             let entry = ward_market::remove(&project, &mut lock, &name)?;
-            println!(
+            outln!(
                 "removed {} {} (its files and grants)",
-                entry.name, entry.version
+                inert_line(&entry.name),
+                inert_line(&entry.version)
             );
             Ok(ExitCode::SUCCESS)
         }
@@ -153,15 +155,15 @@ fn open(cwd: &Path) -> Result<(PathBuf, Market)> {
 fn pack(dir: &Path, out: &Path, sign: Option<PathBuf>) -> Result<ExitCode> {
     let key = sign.as_deref().map(Key::read).transpose()?;
     let packed = ward_market::pack(dir, out)?;
-    println!("packed {}", packed.path.display());
-    println!("  files:  {}", packed.manifest.files.len() + 1);
-    println!("  sha256: {}", packed.sha256);
+    outln!("packed {}", packed.path.display());
+    outln!("  files:  {}", packed.manifest.files.len() + 1);
+    outln!("  sha256: {}", packed.sha256);
     if let Some(key) = key {
         let signature = key
             .sign(&packed.sha256)
             .context("signing the archive digest")?;
-        println!("  signature:  {signature}");
-        println!("  public key: {}", key.public_hex());
+        outln!("  signature:  {signature}");
+        outln!("  public key: {}", key.public_hex());
     }
     Ok(ExitCode::SUCCESS)
 }
@@ -170,13 +172,13 @@ async fn search(cwd: &Path, text: Option<&str>) -> Result<ExitCode> {
     let (_, market) = open(cwd)?;
     let (found, failed) = market.search(text).await;
     for e in &failed {
-        eprintln!("warning: {e}");
+        eoutln!("warning: {}", inert_line(&e.to_string()));
     }
     if found.is_empty() {
         if !failed.is_empty() {
             bail!("no source could be searched");
         }
-        println!("no plugins found");
+        outln!("no plugins found");
     }
     for f in &found {
         let p = &f.plugin;
@@ -186,21 +188,23 @@ async fn search(cwd: &Path, text: Option<&str>) -> Result<ExitCode> {
             .map(|k| format!("{k:?}").to_lowercase())
             .collect();
         let latest = p.pick(None);
-        println!(
+        // An index entry is a server's words: each field on one line, inert, so an
+        // entry can neither forge another nor hide what it asks for.
+        outln!(
             "{} {} ({}) from `{}`",
-            p.name,
-            latest.map_or("-", |v| v.version.as_str()),
+            inert_line(&p.name),
+            inert_line(latest.map_or("-", |v| v.version.as_str())),
             kinds.join(", "),
-            f.source
+            inert_line(&f.source)
         );
         if !p.description.is_empty() {
-            println!("  {}", p.description);
+            outln!("  {}", inert_line(&p.description));
         }
-        println!("  versions: {}", p.version_list());
+        outln!("  versions: {}", inert_line(&p.version_list()));
         if let Some(v) = latest {
             let asks: Vec<String> = v.capabilities.iter().map(describe).collect();
             if !asks.is_empty() {
-                println!("  asks to:  {}", asks.join("; "));
+                outln!("  asks to:  {}", inert_line(&asks.join("; ")));
             }
         }
     }
@@ -223,17 +227,18 @@ async fn install(cwd: &Path, spec: &str, flag_grants: &[Grant]) -> Result<ExitCo
     ward_market::check_free(&project, &lock, name)?;
     let candidate = market.resolve(name, version, None).await?;
     let staged = market.stage(&candidate).await?;
+    super::clash::refuse_clashes(cwd, &staged).await?;
     introduce(&staged, &candidate.label());
     let requested: Vec<Grant> = staged.requested.iter().map(|r| r.grant.clone()).collect();
     check_fit(name, flag_grants, &requested)?;
     let chosen = choose(name, &staged.requested, flag_grants)?;
     let entry = staged.commit(&mut lock, chosen)?;
-    println!(
+    outln!(
         "installed {} {} into {}/{} (ward.lock updated)",
-        entry.name,
-        entry.version,
+        inert_line(&entry.name),
+        inert_line(&entry.version),
         ward_market::PLUGINS_DIR,
-        entry.name
+        inert_line(&entry.name)
     );
     Ok(ExitCode::SUCCESS)
 }
@@ -246,7 +251,7 @@ async fn update(cwd: &Path, name: Option<&str>, flag_grants: &[Grant]) -> Result
         None => lock.plugins.iter().map(|p| p.name.clone()).collect(),
     };
     if names.is_empty() {
-        println!("nothing is installed from a marketplace in this project");
+        outln!("nothing is installed from a marketplace in this project");
     }
     let mut held = false;
     for name in names {
@@ -259,7 +264,11 @@ async fn update(cwd: &Path, name: Option<&str>, flag_grants: &[Grant]) -> Result
             _ => false,
         };
         if !newer {
-            println!("{name} {} is up to date", installed.version);
+            outln!(
+                "{} {} is up to date",
+                inert_line(&name),
+                inert_line(&installed.version)
+            );
             continue;
         }
         let staged = market.stage(&candidate).await?;
@@ -269,9 +278,11 @@ async fn update(cwd: &Path, name: Option<&str>, flag_grants: &[Grant]) -> Result
         let mut grants = carried(&installed, &staged.requested);
         let new = new_requests(&installed, &staged.requested);
         if !new.is_empty() {
-            println!(
-                "{name} {} asks for more than {} did:",
-                candidate.version.version, installed.version
+            outln!(
+                "{} {} asks for more than {} did:",
+                inert_line(&name),
+                inert_line(&candidate.version.version),
+                inert_line(&installed.version)
             );
             let yes = choose(&name, &new, flag_grants)?;
             let missing: Vec<&Requested> = new
@@ -280,10 +291,13 @@ async fn update(cwd: &Path, name: Option<&str>, flag_grants: &[Grant]) -> Result
                 .collect();
             if !missing.is_empty() {
                 held = true;
-                let caps: Vec<String> = missing.iter().map(|r| r.grant.to_string()).collect();
-                eprintln!(
-                    "not updated: {name} stays at {} because {} {} not granted; to update, grant {}: ward plugin update {name} {}",
-                    installed.version,
+                let caps: Vec<String> = missing
+                    .iter()
+                    .map(|r| inert_line(&r.grant.to_string()).into_owned())
+                    .collect();
+                let (name, version) = (inert_line(&name), inert_line(&installed.version));
+                eoutln!(
+                    "not updated: {name} stays at {version} because {} {} not granted; to update, grant {}: ward plugin update {name} {}",
                     caps.join(", "),
                     if caps.len() == 1 { "was" } else { "were" },
                     if caps.len() == 1 { "it" } else { "them" },
@@ -301,11 +315,12 @@ async fn update(cwd: &Path, name: Option<&str>, flag_grants: &[Grant]) -> Result
             }
         }
         let entry = staged.commit(&mut lock, grants)?;
-        println!(
-            "updated {name} {} -> {} (grants: {})",
-            installed.version,
-            entry.version,
-            list(&entry.grant)
+        outln!(
+            "updated {} {} -> {} (grants: {})",
+            inert_line(&name),
+            inert_line(&installed.version),
+            inert_line(&entry.version),
+            inert_line(&list(&entry.grant))
         );
     }
     Ok(if held {
@@ -328,14 +343,18 @@ fn edit_grants(cwd: &Path, name: &str, caps: &[Grant], add: bool) -> Result<Exit
     } else {
         ward_market::grants::revoke(project, &mut lock, name, caps)?
     };
-    println!("{name} grants: {}", list(&entry.grant));
+    outln!(
+        "{} grants: {}",
+        inert_line(name),
+        inert_line(&list(&entry.grant))
+    );
     if config
         .config
         .plugins
         .get(name)
         .is_some_and(|p| p.grant.is_some())
     {
-        eprintln!(
+        eoutln!(
             "warning: ward.toml sets [plugins.{name}] grant, which applies instead of ward.lock's grants"
         );
     }
@@ -351,18 +370,23 @@ fn introduce(staged: &Staged, label: &str) {
         ),
         None => String::new(),
     };
-    println!(
-        "{label} from `{}`: sha256 {} and {} file digests verified{signed}",
-        staged.source,
-        staged.sha256,
+    outln!(
+        "{} from `{}`: sha256 {} and {} file digests verified{signed}",
+        inert_line(label),
+        inert_line(&staged.source),
+        inert_line(&staged.sha256),
         staged.files.len() - 1
     );
     if staged.requested.is_empty() {
-        println!("it asks for no capabilities");
+        outln!("it asks for no capabilities");
     } else {
-        println!("it asks to:");
+        outln!("it asks to:");
         for r in &staged.requested {
-            println!("  - {} ({})", r.words, r.grant);
+            outln!(
+                "  - {} ({})",
+                inert_line(&r.words),
+                inert_line(&r.grant.to_string())
+            );
         }
     }
 }
@@ -376,29 +400,33 @@ fn choose(name: &str, items: &[Requested], flag_grants: &[Grant]) -> Result<Vec<
     if !flag_grants.is_empty() {
         for r in items {
             let granted = flag_grants.iter().any(|g| covers(g, &r.grant));
-            println!(
+            outln!(
                 "  {} {}",
                 if granted {
                     "granted:    "
                 } else {
                     "not granted:"
                 },
-                r.grant
+                inert_line(&r.grant.to_string())
             );
         }
         return Ok(flag_grants.to_vec());
     }
     let stdin = std::io::stdin();
     if !stdin.is_terminal() {
-        println!(
+        outln!(
             "nothing granted (no terminal to ask on): grant later with `ward plugin grant {name} CAP`, or install with --grant CAP"
         );
         return Ok(Vec::new());
     }
     let mut chosen = Vec::new();
     for r in items {
-        print!("grant {name} to {} ({})? [y/N] ", r.words, r.grant);
-        std::io::stdout().flush()?;
+        out!(
+            "grant {} to {} ({})? [y/N] ",
+            inert_line(name),
+            inert_line(&r.words),
+            inert_line(&r.grant.to_string())
+        );
         let mut answer = String::new();
         stdin.lock().read_line(&mut answer)?;
         if matches!(answer.trim().to_lowercase().as_str(), "y" | "yes") {

@@ -2,6 +2,7 @@
 //! it was granted, and whether it works; `new` scaffolds one; `build` compiles one.
 
 mod build;
+mod clash;
 mod market;
 mod scaffold;
 
@@ -9,6 +10,7 @@ use std::process::ExitCode;
 
 use anyhow::Result;
 use clap::Subcommand;
+use ward_term::{inert_line, outln};
 
 use crate::setup::Workspace;
 
@@ -58,19 +60,19 @@ pub async fn run(command: PluginCommand) -> Result<ExitCode> {
                 Lang::Js => scaffold::new_js(&parent, &name)?,
                 Lang::Python => scaffold::new_python(&parent, &name)?,
             };
-            println!("created {}", dir.display());
+            outln!("created {}", dir.display());
             match lang {
                 Lang::Rust => {}
-                Lang::Js => println!(
+                Lang::Js => outln!(
                     "install its build tool with: (cd {} && npm install)",
                     dir.display()
                 ),
-                Lang::Python => println!(
+                Lang::Python => outln!(
                     "install its build tool with: pip install -r {}",
                     dir.join("requirements.txt").display()
                 ),
             }
-            println!("build it with: ward plugin build {}", dir.display());
+            outln!("build it with: ward plugin build {}", dir.display());
             Ok(ExitCode::SUCCESS)
         }
         PluginCommand::Build { dir } => {
@@ -79,7 +81,7 @@ pub async fn run(command: PluginCommand) -> Result<ExitCode> {
                 None => std::env::current_dir()?,
             };
             let out = build::build(&dir)?;
-            println!("built {}", out.display());
+            outln!("built {}", out.display());
             Ok(ExitCode::SUCCESS)
         }
     }
@@ -88,6 +90,23 @@ pub async fn run(command: PluginCommand) -> Result<ExitCode> {
 async fn list() -> Result<ExitCode> {
     let cwd = std::env::current_dir()?;
     let ws = Workspace::open(&cwd).await?;
+    // Tools refused for an invalid or clashing name are shown with their plugin.
+    let (_, _, refused) = ws.host.tool_table().await;
+    let support = ward_sandbox::probe();
+    outln!(
+        "process sandbox: Landlock ABI {}, user namespaces {} — {}\n",
+        support.landlock_abi,
+        if support.user_namespaces {
+            "available"
+        } else {
+            "unavailable"
+        },
+        if support.sufficient() {
+            "every process a plugin starts is confined"
+        } else {
+            "processes that must be confined are refused"
+        }
+    );
     for p in ws.host.plugins() {
         let m = &p.source.manifest;
         let kinds: Vec<String> = m
@@ -95,19 +114,23 @@ async fn list() -> Result<ExitCode> {
             .iter()
             .map(|k| format!("{k:?}").to_lowercase())
             .collect();
-        println!(
+        // Everything a manifest or a component says is shown on one line, inert.
+        outln!(
             "{} {} ({}, {})",
-            m.name,
-            m.version,
+            inert_line(&m.name),
+            inert_line(&m.version),
             p.source.origin.as_str(),
             kinds.join(", ")
         );
-        println!("  from:      {}", p.source.manifest_path.display());
+        outln!(
+            "  from:      {}",
+            inert_line(&p.source.manifest_path.display().to_string())
+        );
         let status = match p.disabled_reason() {
-            Some(reason) => format!("disabled: {reason}"),
+            Some(reason) => format!("disabled: {}", inert_line(&reason)),
             None => match provided(&ws.host, p).await {
                 Ok(()) => "ok".to_string(),
-                Err(e) => format!("error: {e}"),
+                Err(e) => format!("error: {}", inert_line(&e.to_string())),
             },
         };
         let c = &p.ceiling;
@@ -120,35 +143,45 @@ async fn list() -> Result<ExitCode> {
         let requested_hooks = c.hooks.as_ref().map(|h| hooks_cap(&h.tools, h.mode));
         // A call needs a match in both the granted and the requested globs.
         let granted_hooks = e.hooks.as_ref().map(|h| hooks_cap(&h.tools, h.mode));
-        println!(
+        outln!(
             "  requested: {}",
-            caps(
+            inert_line(&caps(
                 &paths(&c.fs_read),
                 &paths(&c.fs_write),
                 &c.net,
                 &c.exec,
                 &c.env,
                 requested_hooks.as_deref(),
-            )
+            ))
         );
-        println!(
+        outln!(
             "  granted:   {}",
-            caps(
+            inert_line(&caps(
                 &paths(&e.fs_read),
                 &paths(&e.fs_write),
                 &e.net,
                 &e.exec,
                 &e.env,
                 granted_hooks.as_deref(),
-            )
+            ))
         );
         for i in &p.ignored_grants {
-            println!("  ignored grant `{}`: {}", i.grant, i.reason);
+            outln!(
+                "  ignored grant `{}`: {}",
+                inert_line(&i.grant),
+                inert_line(&i.reason)
+            );
         }
-        println!("  status:    {status}\n");
+        for r in refused.iter().filter(|r| r.plugin == p.name()) {
+            outln!("  refused:   {}", inert_line(&r.reason));
+        }
+        if let Some(how) = ward_plugin::sandbox::describe_processes(p, ws.host.sandbox()) {
+            outln!("  processes: {}", inert_line(&how));
+        }
+        outln!("  status:    {status}\n");
     }
     for e in &ws.discovery_errors {
-        println!("error: {e}");
+        outln!("error: {e}");
     }
     Ok(ExitCode::SUCCESS)
 }
@@ -158,7 +191,7 @@ async fn provided(host: &ward_plugin::PluginHost, plugin: &ward_plugin::Plugin) 
     if plugin.is(ward_config::Kind::Tool) {
         let tools = host.tools_of(plugin).await?;
         let names: Vec<String> = tools.into_iter().map(|t| t.name).collect();
-        println!("  tools:     {}", names.join(", "));
+        outln!("  tools:     {}", inert_line(&names.join(", ")));
     }
     if plugin.is(ward_config::Kind::Hook) {
         let r = host.hooks_of(plugin).await?;
@@ -173,7 +206,7 @@ async fn provided(host: &ward_plugin::PluginHost, plugin: &ward_plugin::Plugin) 
         } else {
             String::new()
         };
-        println!("  hooks:     {points}{tools}");
+        outln!("  hooks:     {points}{}", inert_line(&tools));
     }
     Ok(())
 }

@@ -1,0 +1,166 @@
+//! Ward's process sandbox: every process Ward spawns — a `bash` tool command, a
+//! plugin's `exec` — runs confined by the kernel.
+//!
+//! The WebAssembly sandbox ends where a process begins, so processes get their own:
+//! - **Landlock** (Linux ≥ 5.13) restricts file access to an allow-list of paths
+//!   ([`Policy::read`], [`Policy::write`]), for the process and all it starts; it also
+//!   keeps signals and abstract UNIX sockets inside the sandbox.
+//! - **Namespaces** (unprivileged user namespaces): a PID namespace so every
+//!   descendant dies with the command, a mount namespace where Ward's configuration and
+//!   `.git` are bind-mounted read-only and secrets are covered, and — without network —
+//!   a network namespace with no interface up.
+//!
+//! Both are needed: Landlock cannot make a subdirectory of a writable tree read-only
+//! or hide a file, and namespaces alone do not confine reads. Spawners run the program
+//! through the helper ([`command_line`]); the `ward` binary answers the helper's
+//! marker first thing in `main` ([`dispatch`]). Where the kernel lacks either
+//! mechanism the helper refuses to run the program ([`probe`] says why): Ward never
+//! runs a command unconfined that was meant to be confined.
+
+mod policy;
+
+#[cfg(target_os = "linux")]
+mod linux {
+    pub mod helper;
+    pub mod landlock;
+    pub mod namespaces;
+}
+
+use std::ffi::OsString;
+use std::path::{Path, PathBuf};
+
+pub use policy::{HOME_SECRETS, Mode, Policy, ReadScope, SYSTEM_READ, home_secrets};
+
+/// Exit status of the helper when it cannot confine the program (it never runs the
+/// program unconfined instead); its reason is on standard error, after `ward sandbox:`.
+pub const CONFINE_FAILED: i32 = 125;
+
+/// The first argument that makes the `ward` binary act as the sandbox helper.
+pub const HELPER_ARG: &str = "__sandbox-exec";
+
+/// Why a program could not be confined.
+#[derive(Debug, thiserror::Error)]
+pub enum SandboxError {
+    /// The helper was started with arguments it does not understand.
+    #[error("usage: ward {HELPER_ARG} POLICY -- PROGRAM [ARGS…]")]
+    Usage,
+    /// The policy argument is not a valid policy.
+    #[error("invalid sandbox policy: {0}")]
+    BadPolicy(String),
+    /// The kernel refused the namespaces.
+    #[error(
+        "cannot create the sandbox's namespaces ({0}); unprivileged user namespaces are required (set `[sandbox] mode = \"full\"` to run commands unconfined)"
+    )]
+    Namespaces(std::io::Error),
+    /// A mount inside the sandbox failed.
+    #[error("cannot set up the sandbox's view of {}: {error}", path.display())]
+    Mount {
+        /// The path being mounted.
+        path: PathBuf,
+        /// What the kernel said.
+        error: std::io::Error,
+    },
+    /// The kernel refused the Landlock ruleset.
+    #[error("cannot apply the Landlock ruleset: {0}")]
+    Landlock(String),
+    /// The kernel has no Landlock.
+    #[error(
+        "this kernel does not enforce Landlock (Linux 5.13 or later with Landlock enabled is required; set `[sandbox] mode = \"full\"` to run commands unconfined)"
+    )]
+    LandlockUnavailable,
+    /// Starting the confined process failed.
+    #[error("cannot start the confined process: {0}")]
+    Spawn(std::io::Error),
+    /// This operating system has no sandbox implementation.
+    #[error("process sandboxing is only implemented on Linux")]
+    Unsupported,
+}
+
+/// If this process was started as the sandbox helper, runs it and returns the exit
+/// status (the helper only returns when it could not start the program). Call it first
+/// thing in `main`, before any thread is started.
+pub fn dispatch() -> Option<i32> {
+    let mut args = std::env::args_os().skip(1);
+    if args.next()? != HELPER_ARG {
+        return None;
+    }
+    let rest: Vec<OsString> = args.collect();
+    #[cfg(target_os = "linux")]
+    {
+        Some(linux::helper::main(&rest))
+    }
+    #[cfg(not(target_os = "linux"))]
+    {
+        let _ = rest;
+        eprintln!("ward sandbox: {}", SandboxError::Unsupported);
+        Some(CONFINE_FAILED)
+    }
+}
+
+/// The arguments that run `program args…` confined by `policy` through `helper` (the
+/// `ward` binary): spawn `helper` with these.
+pub fn command_line(policy: &Policy, program: &Path, args: &[OsString]) -> Vec<OsString> {
+    // Serialising a policy of paths and flags cannot fail.
+    let json = serde_json::to_string(policy).unwrap_or_default();
+    let mut out = vec![
+        OsString::from(HELPER_ARG),
+        OsString::from(json),
+        OsString::from("--"),
+        program.as_os_str().to_owned(),
+    ];
+    out.extend(args.iter().cloned());
+    out
+}
+
+/// What the running kernel offers the sandbox.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Support {
+    /// The Landlock ABI version (0: none).
+    pub landlock_abi: i32,
+    /// Whether an unprivileged user namespace can be created.
+    pub user_namespaces: bool,
+}
+
+impl Support {
+    /// Whether confined commands can run here.
+    pub fn sufficient(&self) -> bool {
+        self.landlock_abi >= 1 && self.user_namespaces
+    }
+}
+
+/// Asks the kernel what it supports (for `ward plugin list` and error messages).
+pub fn probe() -> Support {
+    #[cfg(target_os = "linux")]
+    {
+        Support {
+            landlock_abi: landlock_abi(),
+            user_namespaces: std::fs::read_to_string("/proc/sys/user/max_user_namespaces")
+                .ok()
+                .and_then(|s| s.trim().parse::<u64>().ok())
+                .is_some_and(|n| n > 0),
+        }
+    }
+    #[cfg(not(target_os = "linux"))]
+    {
+        Support {
+            landlock_abi: 0,
+            user_namespaces: false,
+        }
+    }
+}
+
+#[cfg(target_os = "linux")]
+fn landlock_abi() -> i32 {
+    const LANDLOCK_CREATE_RULESET_VERSION: libc::c_uint = 1;
+    // SAFETY: landlock_create_ruleset with a null attribute and the VERSION flag only
+    // returns the ABI version (or -1); it reads no memory.
+    let v = unsafe {
+        libc::syscall(
+            libc::SYS_landlock_create_ruleset,
+            std::ptr::null::<u8>(),
+            0usize,
+            LANDLOCK_CREATE_RULESET_VERSION,
+        )
+    };
+    i32::try_from(v).unwrap_or(0).max(0)
+}
