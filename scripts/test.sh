@@ -5,5 +5,5 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/setup.sh
 # The end-to-end tests drive the real binary, so build it first.
-cargo build -p ward
+cargo build -p ward -p ward-sandbox
 cargo test "$@"

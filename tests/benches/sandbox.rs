@@ -1,6 +1,8 @@
 //! The process sandbox's cost per spawn: `/bin/sh -c true` started and waited for
-//! directly, and through the `ward` binary as the sandbox helper under the `bash` tool's
-//! `workspace-write` policy and under a plugin's policy (namespaces, mounts, Landlock).
+//! directly, and through the sandbox helper — the small `ward-sandbox` binary Ward uses
+//! when it is installed beside `ward`, and `ward` itself otherwise — under the `bash`
+//! tool's `workspace-write` policy and under a plugin's policy (namespaces, mounts,
+//! Landlock). Needs `cargo build --release -p ward -p ward-sandbox` first.
 
 use std::ffi::OsString;
 use std::path::{Path, PathBuf};
@@ -25,6 +27,8 @@ fn run(program: &Path, args: &[OsString], cwd: &Path) {
 fn spawn_cost(c: &mut Criterion) {
     let p = Project::new("bench-sandbox");
     let ward = ward_tests::ward_binary();
+    let small = ward_sandbox::helper_beside(&ward);
+    assert_ne!(small, ward, "build ward-sandbox first");
     let sh = Path::new("/bin/sh");
     let plain = [OsString::from("-c"), OsString::from("true")];
     let protected: Vec<PathBuf> = [
@@ -53,17 +57,21 @@ fn spawn_cost(c: &mut Criterion) {
     let through = |policy: &Policy| ward_sandbox::command_line(policy, sh, &plain);
     let (commands, plugin) = (through(&commands), through(&plugin));
     // Each must really run confined here before it is timed.
+    run(&small, &commands, &p.root);
+    run(&small, &plugin, &p.root);
     run(&ward, &commands, &p.root);
-    run(&ward, &plugin, &p.root);
 
     let mut g = c.benchmark_group("sandbox/spawn sh -c true");
     g.sample_size(50);
     g.bench_function("unconfined", |b| b.iter(|| run(sh, &plain, &p.root)));
     g.bench_function("bash tool, workspace-write", |b| {
-        b.iter(|| run(&ward, &commands, &p.root))
+        b.iter(|| run(&small, &commands, &p.root))
     });
     g.bench_function("plugin exec, own grants", |b| {
-        b.iter(|| run(&ward, &plugin, &p.root))
+        b.iter(|| run(&small, &plugin, &p.root))
+    });
+    g.bench_function("bash tool, workspace-write, ward as the helper", |b| {
+        b.iter(|| run(&ward, &commands, &p.root))
     });
     g.finish();
 }

@@ -216,7 +216,7 @@ pub fn ward_binary() -> PathBuf {
 /// helper.
 pub fn sandbox_settings() -> ward_plugin::SandboxSettings {
     ward_plugin::SandboxSettings {
-        helper: Some(ward_binary()),
+        helper: Some(ward_sandbox::helper_beside(&ward_binary())),
         ..ward_plugin::SandboxSettings::default()
     }
 }

@@ -13,8 +13,9 @@ use ward_sandbox::Mode;
 pub fn settings(config: &LoadedConfig, data_dir: &Path) -> Result<SandboxSettings> {
     let section = &config.config.sandbox;
     let project = &config.project_root;
-    let helper =
+    let ward =
         std::env::current_exe().context("cannot find the ward binary (the sandbox helper)")?;
+    let helper = ward_sandbox::helper_beside(&ward);
     let mut state_dirs = vec![data_dir.to_path_buf()];
     if let Some(global) = ward_config::global_config_dir(&|k| std::env::var(k).ok()) {
         state_dirs.push(global);

@@ -97,6 +97,20 @@ pub fn dispatch() -> Option<i32> {
     }
 }
 
+/// The helper to run: `ward-sandbox` beside `ward_binary` when it is there (a small
+/// binary, quick to start), else `ward_binary` itself (which answers the same marker).
+pub fn helper_beside(ward_binary: &Path) -> PathBuf {
+    let small = ward_binary.with_file_name(HELPER_BINARY);
+    if small.is_file() {
+        small
+    } else {
+        ward_binary.to_path_buf()
+    }
+}
+
+/// The file name of the small helper binary.
+pub const HELPER_BINARY: &str = "ward-sandbox";
+
 /// The arguments that run `program args…` confined by `policy` through `helper` (the
 /// `ward` binary): spawn `helper` with these.
 pub fn command_line(policy: &Policy, program: &Path, args: &[OsString]) -> Vec<OsString> {

@@ -8,7 +8,7 @@ use std::time::Duration;
 
 use ward_sandbox::{Mode, Policy};
 
-const HELPER: &str = env!("CARGO_BIN_EXE_ward-sandbox-helper");
+const HELPER: &str = env!("CARGO_BIN_EXE_ward-sandbox");
 
 fn sh(policy: &Policy, cwd: &Path, script: &str) -> Output {
     let args = ward_sandbox::command_line(
