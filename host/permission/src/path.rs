@@ -130,3 +130,34 @@ mod tests {
         assert!(is_external(&p("/tmp/wardx"), &root, &allowed));
     }
 }
+
+/// Symlinks followed while resolving one path (Linux's `MAXSYMLINKS`).
+const MAX_LINKS: u8 = 40;
+
+/// `path` (absolute) with every symlink resolved, as far as it exists: an existing path
+/// is canonicalised; a missing one is its resolved parent joined with its name (a file
+/// about to be created); a dangling symlink is resolved through its target. `None` when
+/// it cannot be resolved (a loop, unreadable directories).
+pub fn resolve_links(path: &Path) -> Option<PathBuf> {
+    resolve_at(path, 0)
+}
+
+fn resolve_at(path: &Path, depth: u8) -> Option<PathBuf> {
+    if depth > MAX_LINKS {
+        return None;
+    }
+    if let Ok(found) = std::fs::canonicalize(path) {
+        return Some(found);
+    }
+    let (parent, name) = (path.parent()?, path.file_name()?);
+    match std::fs::symlink_metadata(path) {
+        Ok(meta) if meta.file_type().is_symlink() => {
+            let target = std::fs::read_link(path).ok()?;
+            let base = resolve_at(parent, depth + 1)?;
+            resolve_at(&normalize(&base.join(target)), depth + 1)
+        }
+        Ok(_) => None,
+        Err(_) => Some(resolve_at(parent, depth + 1)?.join(name)),
+    }
+}
+

@@ -280,32 +280,10 @@ fn same_name(a: &std::ffi::OsStr, b: &std::ffi::OsStr) -> bool {
     }
 }
 
-/// Symlinks followed while resolving one path (Linux's `MAXSYMLINKS`).
-const MAX_LINKS: u8 = 40;
-
 /// `path` (absolute, normalised) with its symlinks resolved as far as it exists (a
 /// dangling link through its target); itself when it cannot be resolved.
 fn real(path: &Path) -> PathBuf {
-    resolve(path, 0).unwrap_or_else(|| path.to_path_buf())
-}
-
-fn resolve(path: &Path, depth: u8) -> Option<PathBuf> {
-    if depth > MAX_LINKS {
-        return None;
-    }
-    if let Ok(found) = std::fs::canonicalize(path) {
-        return Some(found);
-    }
-    let (parent, name) = (path.parent()?, path.file_name()?);
-    match std::fs::symlink_metadata(path) {
-        Ok(meta) if meta.file_type().is_symlink() => {
-            let target = std::fs::read_link(path).ok()?;
-            let base = resolve(parent, depth + 1)?;
-            resolve(&normalize(&base.join(target)), depth + 1)
-        }
-        Ok(_) => None,
-        Err(_) => Some(resolve(parent, depth + 1)?.join(name)),
-    }
+    crate::path::resolve_links(path).unwrap_or_else(|| path.to_path_buf())
 }
 
 #[cfg(all(test, unix))]

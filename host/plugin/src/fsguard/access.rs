@@ -79,7 +79,7 @@ impl Guard<'_> {
         lexical: &Path,
     ) -> Result<Option<PathBuf>, ErrorCode> {
         let real = self.descriptor(fd).ok().and_then(resolve::descriptor_path);
-        if let Some(resolved) = real.clone().or_else(|| resolve::resolve(lexical, 0)) {
+        if let Some(resolved) = real.clone().or_else(|| resolve::resolve(lexical)) {
             check.resolved(&resolved, self.state.fs.real_project())?;
         }
         Ok(real)

@@ -17,10 +17,6 @@ use std::path::{Path, PathBuf};
 use ward_permission::path::normalize;
 use wasmtime_wasi::filesystem::Descriptor;
 
-/// Symlinks followed while resolving one path before giving up on resolving it (the
-/// lexical pattern is still checked). Matches Linux's `MAXSYMLINKS`.
-const MAX_LINKS: u8 = 40;
-
 /// The real path of the file or directory `desc` is open on, or `None` when it cannot
 /// be told (no `/proc`, not Linux, or the file was deleted since it was opened).
 pub(super) fn descriptor_path(desc: &Descriptor) -> Option<PathBuf> {
@@ -60,7 +56,7 @@ pub(super) fn resolve_at(
     if let Some(real) = base_real.and_then(|real| without_symlinks(base, real, rel)) {
         return Some(real);
     }
-    resolve(lexical, 0)
+    resolve(lexical)
 }
 
 /// `base_real` joined with `rel` if `rel` exists under `base` and none of its
@@ -101,27 +97,10 @@ pub(super) fn real_dir(path: &Path) -> PathBuf {
     std::fs::canonicalize(path).unwrap_or_else(|_| normalize(path))
 }
 
-/// `path` with every symlink resolved, as far as it exists: an existing path is
-/// canonicalised; a missing one is its resolved parent joined with its name (a file
-/// about to be created); a dangling symlink is resolved through its target. `None`
-/// when it cannot be resolved (a loop, unreadable directories).
-pub(super) fn resolve(path: &Path, depth: u8) -> Option<PathBuf> {
-    if depth > MAX_LINKS {
-        return None;
-    }
-    if let Ok(real) = std::fs::canonicalize(path) {
-        return Some(real);
-    }
-    let parent = path.parent()?;
-    match std::fs::symlink_metadata(path) {
-        Ok(meta) if meta.file_type().is_symlink() => {
-            let target = std::fs::read_link(path).ok()?;
-            let base = resolve(parent, depth + 1)?;
-            resolve(&normalize(&base.join(target)), depth + 1)
-        }
-        Ok(_) => None,
-        Err(_) => Some(resolve(parent, depth + 1)?.join(path.file_name()?)),
-    }
+/// `path` with every symlink resolved, as far as it exists (see
+/// [`ward_permission::path::resolve_links`]).
+pub(super) fn resolve(path: &Path) -> Option<PathBuf> {
+    ward_permission::path::resolve_links(path)
 }
 
 #[cfg(all(test, unix))]
@@ -141,18 +120,18 @@ mod tests {
         std::fs::create_dir_all(root.join("real")).unwrap();
         std::os::unix::fs::symlink(root.join("real"), root.join("alias")).unwrap();
         assert_eq!(
-            resolve(&root.join("alias/new.txt"), 0),
+            resolve(&root.join("alias/new.txt")),
             Some(root.join("real/new.txt"))
         );
         // A dangling link resolves to where it would create the file.
         std::os::unix::fs::symlink(root.join("real/later.env"), root.join("dangling")).unwrap();
         assert_eq!(
-            resolve(&root.join("dangling"), 0),
+            resolve(&root.join("dangling")),
             Some(root.join("real/later.env"))
         );
         // A loop cannot be resolved.
         std::os::unix::fs::symlink(root.join("loop"), root.join("loop")).unwrap();
-        assert_eq!(resolve(&root.join("loop"), 0), None);
+        assert_eq!(resolve(&root.join("loop")), None);
         // Directories: as they are without symlinks, else canonicalised.
         assert_eq!(real_dir(&root.join("real")), root.join("real"));
         assert_eq!(real_dir(&root.join("alias")), root.join("real"));
