@@ -160,4 +160,3 @@ fn resolve_at(path: &Path, depth: u8) -> Option<PathBuf> {
         Err(_) => Some(resolve_at(parent, depth + 1)?.join(name)),
     }
 }
-
