@@ -6,8 +6,8 @@
 use std::io::BufRead;
 
 use tokio::sync::broadcast;
-use ward_permission::protected::marks_config_change;
 use ward_permission::{AskRequest, PermissionEngine, PermissionEvent, Reply};
+use ward_plugin::sandbox::needs_a_person;
 use ward_term::{eout, eoutln, inert_line};
 
 /// Answers asks published on `events` until the channel closes.
@@ -26,9 +26,10 @@ pub fn spawn_answerer(
             let PermissionEvent::Asked { id, request } = event else {
                 continue;
             };
-            // A change to Ward's configuration needs a person's answer: `--yes` does
-            // not give it, the terminal is asked (and no answer rejects it).
-            let reply = if yes && !marks_config_change(&request.metadata) {
+            // A change to Ward's configuration, or a command leaving the sandbox, needs
+            // a person's answer: `--yes` does not give it, the terminal is asked (and no
+            // answer rejects it).
+            let reply = if yes && !needs_a_person(&request) {
                 Reply::Once
             } else {
                 let question = question(&request);

@@ -233,3 +233,11 @@ pub fn describe_processes(plugin: &Plugin, settings: &SandboxSettings) -> Option
         list(&caps.fs_write)
     ))
 }
+
+/// Whether `request` must be answered by a person, never by `--yes`: a change to Ward's
+/// configuration, or a command leaving the sandbox (the sandbox is the safety net of
+/// exactly the runs that say yes to everything; a rule may still allow either).
+pub fn needs_a_person(request: &ward_permission::AskRequest) -> bool {
+    ward_permission::protected::marks_config_change(&request.metadata)
+        || request.permission == ESCAPE_PERMISSION
+}

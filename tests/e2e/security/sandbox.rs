@@ -146,6 +146,13 @@ fn the_escape_hatch_is_governed_by_the_rules() {
         "command": format!("echo out > '{}'", target.display()),
         "unsandboxed": true,
     });
+    // Asked by default, and `--yes` is no person: refused.
+    let text = bash_with(&p, args.clone());
+    assert!(
+        !target.exists(),
+        "--yes let a command out of the sandbox: {text}"
+    );
+
     p.write("ward.toml", "[permission]\nunsandboxed = \"deny\"\n");
     let text = bash_with(&p, args.clone());
     assert!(!target.exists(), "a denied escape ran: {text}");

@@ -17,8 +17,8 @@ use anyhow::Result;
 use clap::Args;
 use tokio::sync::{broadcast, mpsc};
 use tokio::task::JoinSet;
-use ward_permission::protected::marks_config_change;
 use ward_permission::{AskRequest, PermissionEvent, Reply};
+use ward_plugin::sandbox::needs_a_person;
 use ward_session::Runner;
 use ward_store::Store;
 use ward_term::{eout, eoutln, outln};
@@ -115,9 +115,9 @@ pub async fn run(args: ChatArgs) -> Result<ExitCode> {
             }
             event = asks.recv() => match event {
                 Ok(PermissionEvent::Asked { id, request }) => {
-                    // `--yes` never approves a change to Ward's configuration.
-                    let config = marks_config_change(&request.metadata);
-                    if args.common.yes && !config {
+                    // `--yes` never approves a change to Ward's configuration or a
+                    // command leaving the sandbox.
+                    if args.common.yes && !needs_a_person(&request) {
                         let _ = runner.permissions.reply(&id, Reply::Once);
                     } else if !input_open {
                         // Nobody is left to answer.
