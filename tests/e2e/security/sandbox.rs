@@ -295,8 +295,9 @@ async fn a_plugins_process_ends_with_the_call() {
     // A command that runs past the deadline is stopped at it.
     let start = Instant::now();
     let _ = run(&h, "sleep 30").await;
+    // The limit is 3 s; the margin is for a loaded machine, not a missed deadline.
     assert!(
-        start.elapsed() < Duration::from_secs(4),
+        start.elapsed() < Duration::from_secs(6),
         "waited {:?}",
         start.elapsed()
     );
