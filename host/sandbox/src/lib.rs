@@ -49,7 +49,7 @@ pub enum SandboxError {
     BadPolicy(String),
     /// The kernel refused the namespaces.
     #[error(
-        "cannot create the sandbox's namespaces ({0}); unprivileged user namespaces are required (set `[sandbox] mode = \"full\"` to run commands unconfined)"
+        "cannot create the sandbox's namespaces ({0}); unprivileged user namespaces are required (`[sandbox] mode = \"full\"` runs the bash tool's commands unconfined)"
     )]
     Namespaces(std::io::Error),
     /// A mount inside the sandbox failed.
@@ -65,7 +65,7 @@ pub enum SandboxError {
     Landlock(String),
     /// The kernel has no Landlock.
     #[error(
-        "this kernel does not enforce Landlock (Linux 5.13 or later with Landlock enabled is required; set `[sandbox] mode = \"full\"` to run commands unconfined)"
+        "this kernel does not enforce Landlock (Linux 5.13 or later with Landlock enabled is required; `[sandbox] mode = \"full\"` runs the bash tool's commands unconfined)"
     )]
     LandlockUnavailable,
     /// Starting the confined process failed.

@@ -125,6 +125,11 @@ impl Policy {
         }
     }
 
+    /// Whether this policy confines nothing but the process lifetime.
+    pub fn is_unconfined(&self) -> bool {
+        !self.confine_files && self.network
+    }
+
     /// The policy for the `bash` tool under `mode`: `project` and `temp` writable under
     /// [`Mode::WorkspaceWrite`] (plus `extra_write`), `protected` kept read-only,
     /// `hidden` hidden, the network as configured.

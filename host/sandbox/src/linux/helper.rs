@@ -42,10 +42,19 @@ fn run(args: &[OsString]) -> Result<Infallible, SandboxError> {
         .collect::<Result<Vec<_>, _>>()
         .map_err(|_| SandboxError::Usage)?;
 
-    namespaces::enter(&namespaces::Namespaces {
+    let entered = namespaces::enter(&namespaces::Namespaces {
         mounts: policy.confine_files,
         isolate_network: !policy.network,
-    })?;
+    });
+    if let Err(e) = entered {
+        // A policy that confines nothing (`[sandbox] mode = "full"`) runs where the
+        // kernel has no user namespaces too, only without the PID namespace: the
+        // spawner's process-group kill is then what ends its descendants.
+        if !policy.is_unconfined() {
+            return Err(e);
+        }
+        return Err(SandboxError::Spawn(become_program(&argv)));
+    }
     if policy.confine_files {
         for p in policy.read_only.iter().filter(|p| p.exists()) {
             namespaces::make_read_only(p)?;
@@ -80,14 +89,7 @@ fn first_process(policy: &Policy, argv: &[CString]) -> i32 {
             return CONFINE_FAILED;
         }
     }
-    let mut ptrs: Vec<*const libc::c_char> = argv.iter().map(|a| a.as_ptr()).collect();
-    ptrs.push(std::ptr::null());
-    // SAFETY: `ptrs` is a NULL-terminated array of NUL-terminated strings that outlive
-    // the call; execvp only returns on failure.
-    unsafe {
-        libc::execvp(ptrs[0], ptrs.as_ptr());
-    }
-    let e = io::Error::last_os_error();
+    let e = become_program(argv);
     eprintln!(
         "ward sandbox: cannot run {}: {e}",
         argv[0].to_string_lossy()
@@ -97,6 +99,19 @@ fn first_process(policy: &Policy, argv: &[CString]) -> i32 {
     } else {
         126
     }
+}
+
+/// Replaces this process with the program; returns only the error when that fails.
+fn become_program(argv: &[CString]) -> io::Error {
+    let mut ptrs: Vec<*const libc::c_char> = argv.iter().map(|a| a.as_ptr()).collect();
+    ptrs.push(std::ptr::null());
+    // SAFETY: `ptrs` is a NULL-terminated array of NUL-terminated strings that outlive
+    // the call (`argv` is never empty: the usage check requires a program); execvp only
+    // returns on failure.
+    unsafe {
+        libc::execvp(ptrs[0], ptrs.as_ptr());
+    }
+    io::Error::last_os_error()
 }
 
 /// Waits for `pid` and turns how it ended into the helper's exit status (a shell's
