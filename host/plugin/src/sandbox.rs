@@ -76,9 +76,16 @@ impl SandboxSettings {
         }
         out.extend(WARD_PROTECTED.iter().map(|p| project.join(p)));
         out.extend(self.state_dirs.iter().cloned());
+        // Sorted, a path's descendants follow it: a recursive read-only mount of the
+        // ancestor already covers them, and every mount costs the spawn time.
         out.sort();
-        out.dedup();
-        out
+        let mut kept: Vec<PathBuf> = Vec::with_capacity(out.len());
+        for path in out {
+            if !kept.last().is_some_and(|top| path.starts_with(top)) {
+                kept.push(path);
+            }
+        }
+        kept
     }
 }
 
