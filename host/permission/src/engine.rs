@@ -231,8 +231,13 @@ impl PermissionEngine {
 
     /// The approvals that apply to `req`: those the user gave the host's questions for
     /// its project and agent, then — when a plugin asks — those given to that plugin's
-    /// own questions, which no other plugin and no host question ever sees.
+    /// own questions, which no other plugin and no host question ever sees. None for a
+    /// change to Ward's configuration: that needs a person's answer each time, and an
+    /// approval stored before (or too broad) must not give it.
     fn approvals(&self, req: &AskRequest) -> Ruleset {
+        if crate::protected::marks_config_change(&req.metadata) {
+            return Ruleset::new(APPROVALS_SOURCE, Vec::new());
+        }
         let store = &self.inner.approvals;
         let mut rules = store.load(&req.project, &req.agent);
         if let Some(plugin) = &req.plugin {

@@ -365,3 +365,21 @@ fn check_future_is_send() {
     let layers = layers();
     assert_send(engine.check(req("s", "a", &["x"], &[]), &layers));
 }
+
+#[tokio::test]
+async fn no_stored_approval_answers_a_configuration_change() {
+    let f = fixture();
+    // Stored earlier, or by an older Ward, and as broad as it gets.
+    f.store
+        .save("proj", "build", &[Rule::new("bash", "*", Action::Allow)])
+        .expect("saves");
+    let mut change = req("s1", "build", &["git push"], &[]);
+    change.metadata = json!({ crate::protected::CONFIG_CHANGE_KEY: true });
+    // Marked as a change to Ward's configuration: asked, never answered from storage.
+    assert_eq!(f.check(change).await, None);
+    // The same question unmarked is still answered by the approval.
+    assert_eq!(
+        f.check(req("s1", "build", &["git push"], &[])).await,
+        Some(Ok(()))
+    );
+}
