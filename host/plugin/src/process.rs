@@ -43,7 +43,7 @@ pub(crate) async fn spawn(
     req: &ExecRequest,
     workdir: PathBuf,
 ) -> Result<ExecOutput, String> {
-    let confinement = env.confinement();
+    let confinement = env.confinement;
     let scratch = match confinement {
         Confinement::Plugin => Some(Scratch::create().map_err(|e| {
             format!(

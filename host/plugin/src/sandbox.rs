@@ -45,7 +45,8 @@ impl Default for SandboxSettings {
     }
 }
 
-/// Ward's own files inside a project: never writable by a process a plugin starts.
+/// Ward's own configuration at a project's root (also among its protected paths):
+/// removed when a confined process created one that was missing.
 const WARD_PROTECTED: &[&str] = &["ward.toml", "ward.lock", ".ward"];
 /// What of `.git` the `bash` tool's commands see read-only: the parts that run code
 /// outside the sandbox on the user's next git command (hooks, and the config that
@@ -74,7 +75,6 @@ impl SandboxSettings {
                 out.push(entry.path.clone());
             }
         }
-        out.extend(WARD_PROTECTED.iter().map(|p| project.join(p)));
         out.extend(self.state_dirs.iter().cloned());
         // Sorted, a path's descendants follow it: a recursive read-only mount of the
         // ancestor already covers them, and every mount costs the spawn time.

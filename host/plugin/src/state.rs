@@ -87,13 +87,6 @@ pub struct CallEnv {
 }
 
 impl CallEnv {
-    /// Which confinement this call's processes get.
-    pub fn confinement(&self) -> Confinement {
-        self.confinement
-    }
-}
-
-impl CallEnv {
     /// Checks a need of this plugin's call with the session (see [`CallScope::check`]),
     /// as a question of this plugin's.
     pub async fn check(
