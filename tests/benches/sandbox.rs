@@ -1,15 +1,18 @@
 //! The process sandbox's cost per spawn: `/bin/sh -c true` started and waited for
-//! directly, and through the sandbox helper — the small `ward-sandbox` binary Ward uses
-//! when it is installed beside `ward`, and `ward` itself otherwise — under the `bash`
-//! tool's `workspace-write` policy and under a plugin's policy (namespaces, mounts,
-//! Landlock). Needs `cargo build --release -p ward -p ward-sandbox` first.
+//! directly, and through a sandbox server (the small `ward-sandbox` binary Ward uses
+//! when it is installed beside `ward`, and `ward` itself otherwise) under the `bash`
+//! tool's `workspace-write` policy and under a plugin's policy (PID namespace,
+//! Landlock; the user, mount and network namespaces are the server's, made once); and
+//! the first launch of a setup, which starts its server. Needs
+//! `cargo build --release -p ward -p ward-sandbox` first.
 
 use std::ffi::OsString;
+use std::io::Read;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 
 use criterion::{Criterion, criterion_group, criterion_main};
-use ward_sandbox::{Mode, Policy};
+use ward_sandbox::{Launcher, Mode, Policy, Program};
 use ward_tests::Project;
 
 fn run(program: &Path, args: &[OsString], cwd: &Path) {
@@ -22,6 +25,16 @@ fn run(program: &Path, args: &[OsString], cwd: &Path) {
         .status()
         .expect("spawn");
     assert!(status.success(), "{program:?} {args:?}: {status}");
+}
+
+/// Launches `program` as Ward does and waits for its output and exit status.
+fn launch(launcher: &Launcher, policy: &Policy, program: &Program) {
+    let mut launched = launcher.launch(policy, program).expect("launch");
+    let mut sink = Vec::new();
+    let _ = launched.stdout.read_to_end(&mut sink);
+    let _ = launched.stderr.read_to_end(&mut sink);
+    let status = launched.control.wait().expect("status");
+    assert_eq!(status, Some(0), "{}", String::from_utf8_lossy(&sink));
 }
 
 fn spawn_cost(c: &mut Criterion) {
@@ -54,24 +67,33 @@ fn spawn_cost(c: &mut Criterion) {
         false,
     );
     let plugin = Policy::for_plugin(std::slice::from_ref(&p.root), &[], &protected, false);
-    let through = |policy: &Policy| ward_sandbox::command_line(policy, sh, &plain);
-    let (commands, plugin) = (through(&commands), through(&plugin));
+    let program = Program {
+        argv: vec![sh.into(), plain[0].clone(), plain[1].clone()],
+        cwd: p.root.clone(),
+        env: vec![("PATH".into(), "/usr/bin:/bin".into())],
+        stdin: false,
+    };
+    let small_launcher = Launcher::new(small.clone());
+    let ward_launcher = Launcher::new(ward.clone());
     // Each must really run confined here before it is timed.
-    run(&small, &commands, &p.root);
-    run(&small, &plugin, &p.root);
-    run(&ward, &commands, &p.root);
+    launch(&small_launcher, &commands, &program);
+    launch(&small_launcher, &plugin, &program);
+    launch(&ward_launcher, &commands, &program);
 
     let mut g = c.benchmark_group("sandbox/spawn sh -c true");
     g.sample_size(50);
     g.bench_function("unconfined", |b| b.iter(|| run(sh, &plain, &p.root)));
     g.bench_function("bash tool, workspace-write", |b| {
-        b.iter(|| run(&small, &commands, &p.root))
+        b.iter(|| launch(&small_launcher, &commands, &program))
     });
     g.bench_function("plugin exec, own grants", |b| {
-        b.iter(|| run(&small, &plugin, &p.root))
+        b.iter(|| launch(&small_launcher, &plugin, &program))
     });
-    g.bench_function("bash tool, workspace-write, ward as the helper", |b| {
-        b.iter(|| run(&ward, &commands, &p.root))
+    g.bench_function("bash tool, workspace-write, ward as the server", |b| {
+        b.iter(|| launch(&ward_launcher, &commands, &program))
+    });
+    g.bench_function("first launch of a setup (starts its server)", |b| {
+        b.iter(|| launch(&Launcher::new(small.clone()), &commands, &program))
     });
     g.finish();
 }

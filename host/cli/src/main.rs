@@ -73,7 +73,7 @@ enum Command {
 }
 
 fn main() -> ExitCode {
-    // The sandbox helper first: it must still be single-threaded to enter a new user
+    // A sandbox server first: it must still be single-threaded to enter a new user
     // namespace, and it needs nothing else `ward` sets up.
     if let Some(status) = ward_sandbox::dispatch() {
         return ExitCode::from(u8::try_from(status).unwrap_or(u8::MAX));

@@ -1,35 +1,36 @@
 //! Starting the process an `exec` call asked for, confined by the kernel, and collecting
 //! its output within the call's deadline.
 //!
-//! The process runs through the sandbox helper ([`ward_sandbox`]) under a policy built
+//! The process is started by a sandbox server ([`ward_sandbox::Launcher`]) under a policy built
 //! from who asked: the standard `bash` tool's commands get the configured command mode
 //! (`read-only` | `workspace-write` | `full`), every other plugin's processes get its
 //! own grants — the system directories, the paths it was granted, a private temporary
 //! directory, the network only with a `net` grant, and no inherited environment. Ward's
-//! configuration and state stay read-only for all of them. The helper puts the process
-//! in its own PID namespace, so nothing it starts outlives it, and the call's deadline
-//! bounds the wait for its output.
+//! configuration and state stay read-only for all of them. The server puts the process
+//! in its own PID namespace, so nothing it starts outlives it (a cancelled or timed-out
+//! call kills that namespace), and the call's deadline bounds the wait for its output.
 
 use std::ffi::OsString;
 use std::path::{Path, PathBuf};
-use std::process::Stdio;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::{Duration, Instant};
 
 use tokio::io::{AsyncRead, AsyncReadExt, AsyncWriteExt};
-use tokio::process::Command;
-use ward_sandbox::{Mode, Policy};
+use tokio::net::UnixStream;
+use tokio::net::unix::pipe;
+use ward_sandbox::{Launched, Mode, Policy, Program};
 
 use crate::bindings::host::{ExecOutput, ExecRequest};
 use crate::sandbox::{Confinement, MissingConfig};
 use crate::state::CallEnv;
 
-/// The shell every `exec` runs under. An absolute path matters for speed: with a bare
-/// name std falls back from `posix_spawn` (vfork) to `fork`, whose page-table copy grows
-/// with the host's address space (the wasm instance pool).
+/// The shell every `exec` runs under, by absolute path (no `PATH` the request sets can
+/// swap it).
 const SHELL: &str = "/bin/sh";
 /// Timeout when the request gives none.
 const DEFAULT_TIMEOUT_MS: u32 = 120_000;
+/// How long a cancelled program's monitor gets to confirm the kill.
+const CANCEL_GRACE: Duration = Duration::from_millis(500);
 /// Variables the `bash` tool's commands inherit from Ward (the user's own shell
 /// setup); everything else must be granted with `env`.
 const COMMAND_ENV: &[&str] = &["PATH", "HOME", "LANG", "LC_ALL", "TERM", "TMPDIR", "USER"];
@@ -57,86 +58,65 @@ pub(crate) async fn spawn(
     let missing = policy
         .confine_files
         .then(|| MissingConfig::note(&env.scope.project));
-    let helper = env.sandbox.helper.as_deref().ok_or_else(|| {
+    let launcher = env.launcher.clone().ok_or_else(|| {
         "no sandbox helper is configured: processes cannot be confined, so none is started"
             .to_string()
     })?;
 
-    let args = ward_sandbox::command_line(
-        &policy,
-        Path::new(SHELL),
-        &[OsString::from("-c"), OsString::from(&req.command)],
-    );
-    let mut cmd = Command::new(helper);
-    cmd.args(args)
-        .current_dir(&workdir)
-        .env_clear()
-        .stdin(if req.stdin.is_some() {
-            Stdio::piped()
-        } else {
-            Stdio::null()
-        })
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .kill_on_drop(true);
-    match &scratch {
-        None => {
-            for name in COMMAND_ENV {
-                if let Ok(v) = std::env::var(name) {
-                    cmd.env(name, v);
-                }
-            }
-        }
-        Some(dir) => {
-            cmd.env("PATH", PLUGIN_PATH)
-                .env("HOME", &dir.0)
-                .env("TMPDIR", &dir.0)
-                .env("LANG", "C.UTF-8");
-        }
-    }
-    for name in &env.caps.env {
-        if let Ok(v) = std::env::var(name) {
-            cmd.env(name, v);
-        }
-    }
-    for (k, v) in &req.env {
-        cmd.env(k, v);
-    }
-    #[cfg(unix)]
-    cmd.process_group(0);
-
-    let mut child = cmd
-        .spawn()
+    let program = Program {
+        argv: vec![
+            OsString::from(SHELL),
+            OsString::from("-c"),
+            OsString::from(&req.command),
+        ],
+        cwd: workdir.clone(),
+        env: environment(env, req, scratch.as_ref()),
+        stdin: req.stdin.is_some(),
+    };
+    // Blocking (a server's start, the first time a setup is used): off the async workers.
+    let launched = tokio::task::spawn_blocking(move || launcher.launch(&policy, &program))
+        .await
+        .map_err(|e| format!("cannot run `{}`: {e}", req.command))?
         .map_err(|e| format!("cannot run `{}` in {}: {e}", req.command, workdir.display()))?;
-    if let (Some(input), Some(mut stdin)) = (&req.stdin, child.stdin.take()) {
+    let Launched {
+        stdin,
+        stdout,
+        stderr,
+        control,
+    } = launched;
+    if let (Some(input), Some(stdin)) = (&req.stdin, stdin) {
         let input = input.clone();
+        let mut stdin = pipe::Sender::from_owned_fd(stdin.into()).map_err(|e| e.to_string())?;
         tokio::spawn(async move {
             let _ = stdin.write_all(input.as_bytes()).await;
         });
     }
-    let mut group = GroupKill(child.id());
+    let receiver = |r: std::io::PipeReader| pipe::Receiver::from_owned_fd(r.into()).ok();
     let cap = env.limits.output_bytes;
-    let out = tokio::spawn(read_tail(child.stdout.take(), cap));
-    let err = tokio::spawn(read_tail(child.stderr.take(), cap));
+    let out = tokio::spawn(read_tail(receiver(stdout), cap));
+    let err = tokio::spawn(read_tail(receiver(stderr), cap));
 
     let asked = Duration::from_millis(u64::from(req.timeout_ms.unwrap_or(DEFAULT_TIMEOUT_MS)));
     let until = (Instant::now() + asked).min(env.deadline);
     let remaining = until.saturating_duration_since(Instant::now());
-    let (exit_code, timed_out) = match tokio::time::timeout(remaining, child.wait()).await {
-        Ok(Ok(status)) => {
-            // Reaped: the helper's PID namespace took every descendant with it, and the
-            // group id may now be reused by an unrelated process, so never signal it.
-            group.0 = None;
-            (status.code(), false)
-        }
-        Ok(Err(e)) => return Err(format!("waiting for `{}`: {e}", req.command)),
-        Err(_) => {
-            // Not reaped yet, so the group id is still the helper's.
-            group.kill();
-            let _ = child.wait().await;
-            (None, true)
-        }
-    };
+    // Dropping the control (an aborted call drops this future) kills the program and
+    // everything it started.
+    let (control, _server) = control.into_parts();
+    control
+        .set_nonblocking(true)
+        .map_err(|e| format!("waiting for `{}`: {e}", req.command))?;
+    let mut control =
+        UnixStream::from_std(control).map_err(|e| format!("waiting for `{}`: {e}", req.command))?;
+    let (exit_code, timed_out) =
+        match tokio::time::timeout(remaining, exit_status(&mut control)).await {
+            Ok(status) => (status, false),
+            Err(_) => {
+                // Cancel: the monitor kills the program's PID namespace, then answers.
+                let _ = control.shutdown().await;
+                let _ = tokio::time::timeout(CANCEL_GRACE, exit_status(&mut control)).await;
+                (None, true)
+            }
+        };
     // The pipes close when the last process holding them dies; never wait past the
     // deadline for that.
     let grace = until
@@ -167,6 +147,53 @@ pub(crate) async fn spawn(
         timed_out,
         truncated: t1 || t2,
     })
+}
+
+/// The program's whole environment: for the `bash` tool the user's own basics, for a
+/// plugin a fixed `PATH` and its private home; then the granted variables and the
+/// request's own.
+fn environment(
+    env: &CallEnv,
+    req: &ExecRequest,
+    scratch: Option<&Scratch>,
+) -> Vec<(OsString, OsString)> {
+    let mut vars: Vec<(OsString, OsString)> = Vec::new();
+    let mut set = |k: &str, v: OsString| {
+        vars.retain(|(name, _)| name != k);
+        vars.push((k.into(), v));
+    };
+    match scratch {
+        None => {
+            for name in COMMAND_ENV {
+                if let Some(v) = std::env::var_os(name) {
+                    set(name, v);
+                }
+            }
+        }
+        Some(dir) => {
+            set("PATH", PLUGIN_PATH.into());
+            set("HOME", dir.0.clone().into());
+            set("TMPDIR", dir.0.clone().into());
+            set("LANG", "C.UTF-8".into());
+        }
+    }
+    for name in &env.caps.env {
+        if let Some(v) = std::env::var_os(name) {
+            set(name, v);
+        }
+    }
+    for (k, v) in &req.env {
+        set(k, v.into());
+    }
+    vars
+}
+
+/// Reads the exit status a launch's monitor answers with; `None` when it went away
+/// without one.
+async fn exit_status(control: &mut UnixStream) -> Option<i32> {
+    let mut status = [0u8; ward_sandbox::STATUS_LEN];
+    control.read_exact(&mut status).await.ok()?;
+    Some(i32::from_le_bytes(status))
 }
 
 /// The policy for this call's process.
@@ -213,29 +240,6 @@ impl Scratch {
 impl Drop for Scratch {
     fn drop(&mut self) {
         let _ = std::fs::remove_dir_all(&self.0);
-    }
-}
-
-/// Kills the child's process group when dropped or asked: an aborted session drops the
-/// call mid-`wait`, and `kill_on_drop` alone would leave the helper's group running.
-struct GroupKill(Option<u32>);
-
-impl GroupKill {
-    fn kill(&mut self) {
-        #[cfg(unix)]
-        if let Some(pid) = self.0.take() {
-            // Only called while the helper, the group's leader, is not reaped.
-            // SAFETY: kill(2) with a negative pid has no memory-safety preconditions.
-            unsafe {
-                libc::kill(-(pid as i32), libc::SIGKILL);
-            }
-        }
-    }
-}
-
-impl Drop for GroupKill {
-    fn drop(&mut self) {
-        self.kill();
     }
 }
 

@@ -137,6 +137,8 @@ pub struct PluginHost {
     plugins: Vec<Arc<Plugin>>,
     pub(crate) events: EventQueues,
     pub(crate) sandbox: Arc<SandboxSettings>,
+    /// Starts confined processes through sandbox servers kept for the host's lifetime.
+    launcher: Option<Arc<ward_sandbox::Launcher>>,
     /// Per plugin, the standard tools it may replace.
     replaces: BTreeMap<String, Vec<String>>,
     /// Ward's configuration and state, which no plugin may write.
@@ -180,6 +182,11 @@ impl PluginHost {
             plugins,
             events: EventQueues::default(),
             protected,
+            launcher: options
+                .sandbox
+                .helper
+                .clone()
+                .map(|helper| Arc::new(ward_sandbox::Launcher::new(helper))),
             sandbox: Arc::new(options.sandbox),
             replaces: options.replaces,
         })
@@ -390,6 +397,7 @@ impl PluginHost {
             deadline: Instant::now() + time,
             audit: self.audit.clone(),
             sandbox: self.sandbox.clone(),
+            launcher: self.launcher.clone(),
             confinement,
             protected: self.protected.clone(),
             config_writer: plugin.source.origin == crate::discovery::Origin::Builtin,

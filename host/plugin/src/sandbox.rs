@@ -15,7 +15,7 @@ use crate::state::CallScope;
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct SandboxSettings {
     /// The binary that confines a process (`ward` itself, answering
-    /// [`ward_sandbox::HELPER_ARG`]). `None`: no process is started at all.
+    /// [`ward_sandbox::SERVE_ARG`]). `None`: no process is started at all.
     pub helper: Option<PathBuf>,
     /// How the standard `bash` tool's commands are confined.
     pub mode: Mode,

@@ -77,6 +77,8 @@ pub struct CallEnv {
     pub audit: Arc<Audit>,
     /// How processes are confined on this host.
     pub sandbox: Arc<SandboxSettings>,
+    /// Starts the confined processes (`None`: no helper, so no process is started).
+    pub launcher: Option<Arc<ward_sandbox::Launcher>>,
     /// Which confinement this call's processes get.
     pub confinement: Confinement,
     /// Ward's configuration and state, which no grant lets a plugin write.

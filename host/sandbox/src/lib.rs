@@ -11,38 +11,45 @@
 //!   a network namespace with no interface up.
 //!
 //! Both are needed: Landlock cannot make a subdirectory of a writable tree read-only
-//! or hide a file, and namespaces alone do not confine reads. Spawners run the program
-//! through the helper ([`command_line`]); the `ward` binary answers the helper's
-//! marker first thing in `main` ([`dispatch`]). Where the kernel lacks either
-//! mechanism the helper refuses to run the program ([`probe`] says why): Ward never
-//! runs a command unconfined that was meant to be confined.
+//! or hide a file, and namespaces alone do not confine reads. Spawners start programs
+//! through a [`Launcher`], which keeps one sandbox server per mount-and-network setup
+//! (the small `ward-sandbox` binary, or `ward` itself, which answers the server's
+//! marker first thing in `main`: [`dispatch`]) and asks it for each program. Where the
+//! kernel lacks either mechanism the server refuses to run the program ([`probe`] says
+//! why): Ward never runs a command unconfined that was meant to be confined.
 
 mod policy;
 
 #[cfg(target_os = "linux")]
 mod linux {
-    pub mod helper;
+    pub mod exec;
     pub mod landlock;
+    pub mod launcher;
     pub mod namespaces;
+    pub mod server;
+    pub mod wire;
 }
+
+#[cfg(target_os = "linux")]
+pub use linux::launcher::{Control, KeepAlive, Launched, Launcher, Program, STATUS_LEN};
 
 use std::ffi::OsString;
 use std::path::{Path, PathBuf};
 
 pub use policy::{HOME_SECRETS, Mode, Policy, ReadScope, SYSTEM_READ, home_secrets};
 
-/// Exit status of the helper when it cannot confine the program (it never runs the
-/// program unconfined instead); its reason is on standard error, after `ward sandbox:`.
+/// Exit status of a launch the sandbox could not confine (it never runs the program
+/// unconfined instead); its reason is on standard error, after `ward sandbox:`.
 pub const CONFINE_FAILED: i32 = 125;
 
-/// The first argument that makes the `ward` binary act as the sandbox helper.
-pub const HELPER_ARG: &str = "__sandbox-exec";
+/// The first argument that makes the `ward` (or `ward-sandbox`) binary a sandbox server.
+pub const SERVE_ARG: &str = "__sandbox-serve";
 
 /// Why a program could not be confined.
 #[derive(Debug, thiserror::Error)]
 pub enum SandboxError {
-    /// The helper was started with arguments it does not understand.
-    #[error("usage: ward {HELPER_ARG} POLICY -- PROGRAM [ARGS…]")]
+    /// The server was started with arguments it does not understand.
+    #[error("usage: ward {SERVE_ARG} SETUP")]
     Usage,
     /// The policy argument is not a valid policy.
     #[error("invalid sandbox policy: {0}")]
@@ -71,23 +78,26 @@ pub enum SandboxError {
     /// Starting the confined process failed.
     #[error("cannot start the confined process: {0}")]
     Spawn(std::io::Error),
+    /// The sandbox server could not set up the sandbox (its reason).
+    #[error("{0}")]
+    Server(String),
     /// This operating system has no sandbox implementation.
     #[error("process sandboxing is only implemented on Linux")]
     Unsupported,
 }
 
-/// If this process was started as the sandbox helper, runs it and returns the exit
-/// status (the helper only returns when it could not start the program). Call it first
-/// thing in `main`, before any thread is started.
+/// If this process was started as a sandbox server, runs it and returns its exit
+/// status. Call it first thing in `main`, before any thread is started (a new user
+/// namespace needs a single-threaded process).
 pub fn dispatch() -> Option<i32> {
     let mut args = std::env::args_os().skip(1);
-    if args.next()? != HELPER_ARG {
+    if args.next()? != SERVE_ARG {
         return None;
     }
     let rest: Vec<OsString> = args.collect();
     #[cfg(target_os = "linux")]
     {
-        Some(linux::helper::main(&rest))
+        Some(linux::server::main(&rest))
     }
     #[cfg(not(target_os = "linux"))]
     {
@@ -110,21 +120,6 @@ pub fn helper_beside(ward_binary: &Path) -> PathBuf {
 
 /// The file name of the small helper binary.
 pub const HELPER_BINARY: &str = "ward-sandbox";
-
-/// The arguments that run `program args…` confined by `policy` through `helper` (the
-/// `ward` binary): spawn `helper` with these.
-pub fn command_line(policy: &Policy, program: &Path, args: &[OsString]) -> Vec<OsString> {
-    // Serialising a policy of paths and flags cannot fail.
-    let json = serde_json::to_string(policy).unwrap_or_default();
-    let mut out = vec![
-        OsString::from(HELPER_ARG),
-        OsString::from(json),
-        OsString::from("--"),
-        program.as_os_str().to_owned(),
-    ];
-    out.extend(args.iter().cloned());
-    out
-}
 
 /// What the running kernel offers the sandbox.
 #[derive(Clone, Debug, PartialEq, Eq)]

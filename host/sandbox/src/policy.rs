@@ -1,4 +1,4 @@
-//! What a confined process may touch: the policy a spawner builds and the helper enforces.
+//! What a confined process may touch: the policy a spawner builds and the sandbox server enforces.
 
 use std::path::{Path, PathBuf};
 

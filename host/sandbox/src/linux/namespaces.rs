@@ -1,10 +1,11 @@
 //! The namespaces a confined process lives in, and the mounts made inside them.
 //!
-//! A user namespace (so no privilege is needed) owning a PID namespace (the process
-//! tree dies with its first process), a mount namespace (Ward's configuration
+//! A user namespace (so no privilege is needed) owning a mount namespace (Ward's configuration
 //! bind-mounted read-only, secrets covered by empty stand-ins) and, with the network
-//! off, a network namespace with no interface up. Everything here runs in the
-//! single-threaded helper before it starts the confined program.
+//! off, a network namespace with no interface up — entered once by the sandbox server
+//! ([`crate::linux::server`]), which is single-threaded as a new user namespace
+//! requires. Each program's own PID namespace (its process tree dies with its first
+//! process) and `/proc` are made per launch.
 
 use std::ffi::CString;
 use std::io;
@@ -36,18 +37,18 @@ pub struct Namespaces {
 }
 
 /// Enters the namespaces: a new user namespace mapping the caller's own uid and gid,
-/// a new PID namespace (which only the *next* child joins), and the others asked for.
+/// and the others asked for. (Each program's PID namespace is made per launch.)
 pub fn enter(ns: &Namespaces) -> Result<(), SandboxError> {
     // SAFETY: getuid/getgid have no preconditions.
     let (uid, gid) = unsafe { (libc::getuid(), libc::getgid()) };
-    let mut flags = libc::CLONE_NEWUSER | libc::CLONE_NEWPID;
+    let mut flags = libc::CLONE_NEWUSER;
     if ns.mounts {
         flags |= libc::CLONE_NEWNS;
     }
     if ns.isolate_network {
         flags |= libc::CLONE_NEWNET;
     }
-    // SAFETY: unshare(2) takes flags only; the helper is single-threaded, as a new
+    // SAFETY: unshare(2) takes flags only; the server is single-threaded, as a new
     // user namespace requires.
     if unsafe { libc::unshare(flags) } != 0 {
         return Err(SandboxError::Namespaces(io::Error::last_os_error()));
