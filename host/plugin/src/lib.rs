@@ -45,5 +45,6 @@ pub use kinds::{DeclaredAgent, DeclaredSkill, SkillContent};
 pub use runtime::{HostOptions, MAX_STRIKES, Plugin, PluginHost};
 pub use sandbox::SandboxSettings;
 pub use state::{CallLimits, CallScope, ProgressSink};
+pub mod schema_work;
 pub mod tool_rules;
 pub mod tool_schema;

@@ -78,16 +78,34 @@ pub fn check(schema: &str) -> Result<(), SchemaRefused> {
     let Ok(root) = serde_json::from_str::<Value>(schema) else {
         return Ok(());
     };
+    expanded(&root).map(|_| ())
+}
+
+/// A schema's size with every `$ref` expanded in place (what checking one value
+/// against it can cost; see [`crate::schema_work`]).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Expanded {
+    /// Subschemas, plus one per `enum` option.
+    pub nodes: usize,
+    /// Regular expressions (`pattern`, `patternProperties` keys).
+    pub patterns: usize,
+}
+
+/// Measures the parsed schema `root`, refusing it past the bounds above.
+pub fn expanded(root: &Value) -> Result<Expanded, SchemaRefused> {
     let mut walk = Walk {
-        root: &root,
+        root,
         refs: HashMap::new(),
         open: HashSet::new(),
     };
-    let size = walk.schema(&root, true)?;
+    let size = walk.schema(root, true)?;
     if size.nodes > MAX_SCHEMA_NODES {
         return Err(SchemaRefused::TooManyNodes);
     }
-    Ok(())
+    Ok(Expanded {
+        nodes: size.nodes.saturating_add(size.options),
+        patterns: size.patterns,
+    })
 }
 
 /// Measures every tool's schema; the error names the first tool refused and why.
@@ -107,11 +125,16 @@ pub(crate) fn check_tools(tools: &[ToolInfo]) -> Result<(), String> {
 struct Size {
     nodes: usize,
     depth: usize,
+    /// `enum` options and regular expressions, expanded like the nodes.
+    options: usize,
+    patterns: usize,
 }
 
 impl Size {
     fn add(&mut self, child: Size) -> Result<(), SchemaRefused> {
         self.nodes = self.nodes.saturating_add(child.nodes);
+        self.options = self.options.saturating_add(child.options);
+        self.patterns = self.patterns.saturating_add(child.patterns);
         self.depth = self.depth.max(child.depth);
         if self.nodes > MAX_SCHEMA_NODES {
             return Err(SchemaRefused::TooManyNodes);
@@ -134,7 +157,11 @@ impl Walk<'_> {
     fn schema(&mut self, value: &Value, is_root: bool) -> Result<Size, SchemaRefused> {
         let Value::Object(map) = value else {
             // `true`, `false`, or not a schema (which the validator will refuse).
-            return Ok(Size { nodes: 1, depth: 1 });
+            return Ok(Size {
+                nodes: 1,
+                depth: 1,
+                ..Size::default()
+            });
         };
         let mut size = Size::default();
         for (keyword, v) in map {
@@ -143,6 +170,7 @@ impl Walk<'_> {
                 "patternProperties" => {
                     if let Value::Object(m) = v {
                         m.keys().try_for_each(|p| pattern(p))?;
+                        size.patterns = size.patterns.saturating_add(m.len());
                     }
                     size.add(self.each_value(v)?)?;
                 }
@@ -175,6 +203,12 @@ impl Walk<'_> {
                 "pattern" => {
                     if let Value::String(p) = v {
                         pattern(p)?;
+                        size.patterns = size.patterns.saturating_add(1);
+                    }
+                }
+                "enum" => {
+                    if let Value::Array(options) = v {
+                        size.options = size.options.saturating_add(options.len());
                     }
                 }
                 // `$defs` count where they are used; the rest are not subschemas.

@@ -11,10 +11,12 @@
 //! ways: the plugin's schema was measured when it loaded
 //! ([`ward_plugin::tool_schema`]: no exponential `$ref` trees, no cycles, short
 //! patterns); arguments over [`MAX_ARGUMENT_BYTES`] are refused before they are
-//! parsed; and the check runs on a blocking thread under the call's time limit. A
-//! check that overruns fails the call, but its thread cannot be stopped — it runs on
-//! until it finishes — so the load-time bounds are the real defence and the deadline
-//! only keeps the agent loop responsive.
+//! parsed; the work of the check — the schema's size times the arguments' — is bounded
+//! first and a call over [`ward_plugin::schema_work::WORK_BUDGET`] refused; and the
+//! check runs on a blocking thread under the
+//! call's time limit. A check that overruns fails the call, but its thread cannot be
+//! stopped, so the bounds before it are the real defence and the deadline only keeps
+//! the agent loop responsive.
 
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
@@ -22,6 +24,8 @@ use std::time::Duration;
 
 use jsonschema::{PatternOptions, Validator};
 use serde_json::Value;
+use ward_plugin::schema_work;
+use ward_plugin::tool_schema::{Expanded, expanded};
 
 /// How many problems one answer lists; the model fixes the first ones first.
 const MAX_REPORTED: usize = 3;
@@ -53,7 +57,14 @@ pub(crate) fn within_size(tool: &str, arguments: &str) -> Result<(), String> {
 /// Compiled argument validators, by tool name.
 #[derive(Default)]
 pub(crate) struct ArgChecks {
-    validators: Mutex<HashMap<String, Option<Arc<Validator>>>>,
+    validators: Mutex<HashMap<String, Option<Arc<Compiled>>>>,
+}
+
+/// A tool's schema, compiled, and its expanded size (to bound a check's work before it
+/// runs).
+struct Compiled {
+    validator: Validator,
+    size: Expanded,
 }
 
 impl ArgChecks {
@@ -84,10 +95,20 @@ impl ArgChecks {
     /// Checks `args` for `tool`, whose JSON Schema is `schema` (as the plugin declared
     /// it), on this thread. `Err` is the message for the model.
     pub(crate) fn check_now(&self, tool: &str, schema: &str, args: &Value) -> Result<(), String> {
-        let Some(validator) = self.validator(tool, schema) else {
+        let Some(compiled) = self.validator(tool, schema) else {
             return Ok(());
         };
-        let problems: Vec<String> = validator
+        if let Err(e) = schema_work::bound(compiled.size, args, schema_work::WORK_BUDGET) {
+            return Err(format!(
+                "invalid arguments for `{tool}`: checking them against its schema would take \
+                 up to {} units of work, more than the limit of {} (its subschemas times the \
+                 values in the arguments). Call it with fewer values.",
+                e.units,
+                schema_work::WORK_BUDGET
+            ));
+        }
+        let problems: Vec<String> = compiled
+            .validator
             .iter_errors(args)
             .take(MAX_REPORTED + 1)
             .map(|e| {
@@ -118,7 +139,7 @@ impl ArgChecks {
         ))
     }
 
-    fn validator(&self, tool: &str, schema: &str) -> Option<Arc<Validator>> {
+    fn validator(&self, tool: &str, schema: &str) -> Option<Arc<Compiled>> {
         if let Some(known) = self.lock().get(tool) {
             return known.clone();
         }
@@ -131,7 +152,7 @@ impl ArgChecks {
             .clone()
     }
 
-    fn lock(&self) -> std::sync::MutexGuard<'_, HashMap<String, Option<Arc<Validator>>>> {
+    fn lock(&self) -> std::sync::MutexGuard<'_, HashMap<String, Option<Arc<Compiled>>>> {
         // A panic elsewhere while holding the lock left a usable map behind.
         self.validators
             .lock()
@@ -139,7 +160,7 @@ impl ArgChecks {
     }
 }
 
-fn compile(tool: &str, schema: &str) -> Option<Arc<Validator>> {
+fn compile(tool: &str, schema: &str) -> Option<Arc<Compiled>> {
     let schema: Value = match serde_json::from_str(schema) {
         Ok(s) => s,
         Err(e) => {
@@ -158,7 +179,17 @@ fn compile(tool: &str, schema: &str) -> Option<Arc<Validator>> {
         .with_pattern_options(patterns)
         .build(&schema)
     {
-        Ok(v) => Some(Arc::new(v)),
+        Ok(validator) => match expanded(&schema) {
+            Ok(size) => Some(Arc::new(Compiled { validator, size })),
+            Err(e) => {
+                // Measured when its plugin loaded; one that got here anyway is not trusted.
+                tracing::warn!(
+                    tool,
+                    "its parameter schema is refused ({e}); arguments are not checked"
+                );
+                None
+            }
+        },
         Err(e) => {
             tracing::warn!(
                 tool,
@@ -233,31 +264,30 @@ mod tests {
     }
 
     /// `a0` = anyOf [a1, a1], …: 2^depth paths for a string failing the last pattern.
-    fn exponential(depth: usize) -> String {
-        let mut defs = serde_json::Map::new();
-        for i in 0..depth {
-            let next = format!("#/$defs/a{}", i + 1);
-            defs.insert(
-                format!("a{i}"),
-                json!({ "anyOf": [{ "$ref": next }, { "$ref": next }] }),
-            );
-        }
-        defs.insert(
-            format!("a{depth}"),
-            json!({ "type": "string", "pattern": "^(a|aa)+$" }),
-        );
-        json!({ "properties": { "x": { "$ref": "#/$defs/a0" } }, "$defs": defs }).to_string()
+    /// Within every load-time bound (1,501 subschemas, no `$ref`): 500 branches that
+    /// each fail only at an array's last element.
+    fn wide(branches: i64) -> String {
+        let branches: Vec<Value> = (0..branches)
+            .map(|k| json!({ "type": "array", "items": { "type": "integer", "minimum": -k - 1 } }))
+            .collect();
+        json!({ "type": "object", "properties": { "a": { "anyOf": branches } } }).to_string()
+    }
+
+    fn elements(n: usize) -> Value {
+        let mut elements = vec![json!(0); n];
+        elements.push(json!("x"));
+        json!({ "a": elements })
     }
 
     #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
     async fn a_check_past_the_time_limit_fails_the_call() {
-        // A schema the load-time bounds refuse, checked here anyway: about half a
-        // second of work, given 20 ms.
+        // Within the load-time bounds and the work budget (15 million units, a fraction
+        // of a second in a release build), given 20 ms.
         let checks = Arc::new(ArgChecks::default());
-        let args = json!({ "x": format!("{}!", "a".repeat(40)) });
+        let args = elements(10_000);
         let start = std::time::Instant::now();
         let err = checks
-            .check("slow", &exponential(16), &args, Duration::from_millis(20))
+            .check("slow", &wide(500), &args, Duration::from_millis(20))
             .await
             .unwrap_err();
         assert!(err.contains("longer than its time limit of 20 ms"), "{err}");
@@ -276,5 +306,28 @@ mod tests {
             )
             .await;
         assert_eq!(fine, Ok(()));
+    }
+
+    #[test]
+    fn a_check_too_costly_is_refused_before_it_runs() {
+        // Checking 200,000 elements against 500 branches would cost tens of seconds of
+        // host CPU on a thread nobody can stop.
+        let schema = wide(500);
+        assert_eq!(ward_plugin::tool_schema::check(&schema), Ok(()));
+        let args = elements(200_000);
+        assert!(args.to_string().len() < MAX_ARGUMENT_BYTES);
+        let checks = ArgChecks::default();
+        let err = checks.check_now("wide", &schema, &args).unwrap_err();
+        assert!(err.contains("more than the limit of 50000000"), "{err}");
+        // A small call of the same tool is still checked, and answered.
+        let err = checks
+            .check_now("wide", &schema, &json!({ "a": [0, "x"] }))
+            .unwrap_err();
+        assert!(err.contains("invalid arguments for `wide`"), "{err}");
+        assert!(!err.contains("would take"), "{err}");
+        // A large write through an ordinary schema is not affected.
+        let content = "x".repeat(MAX_ARGUMENT_BYTES - 100);
+        let ok = checks.check_now("read", SCHEMA, &json!({ "filePath": content }));
+        assert_eq!(ok, Ok(()));
     }
 }
