@@ -338,3 +338,54 @@ fn models_lists_limits_and_prices_and_marks_what_config_changed() {
     );
     assert_eq!(err.trim().lines().count(), 1, "one line: {err}");
 }
+
+/// Compiled artifacts in a cache directory.
+fn compiled_in(cache: &std::path::Path) -> Vec<String> {
+    let mut found = Vec::new();
+    let mut dirs = vec![cache.to_path_buf()];
+    while let Some(dir) = dirs.pop() {
+        for entry in std::fs::read_dir(&dir).into_iter().flatten().flatten() {
+            let path = entry.path();
+            if path.is_dir() {
+                dirs.push(path);
+            } else if path.extension().is_some_and(|e| e == "cwasm") {
+                found.push(path.display().to_string());
+            }
+        }
+    }
+    found
+}
+
+#[test]
+fn the_first_run_of_the_standard_tools_compiles_nothing() {
+    let p = Project::new("first-run");
+    p.write("a.txt", "hello\n");
+    let cache = p.data.join("fresh-cache");
+    let run = |args: &[&str]| {
+        let out = p
+            .ward()
+            .env("WARD_CACHE_DIR", &cache)
+            .args(args)
+            .output()
+            .expect("run ward");
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        String::from_utf8_lossy(&out.stdout).into_owned()
+    };
+    let start = std::time::Instant::now();
+    let out = run(&["tool", "call", "read", r#"{"filePath":"a.txt"}"#]);
+    assert!(out.contains("hello"), "{out}");
+    run(&["tool", "call", "grep", r#"{"pattern":"hell"}"#]);
+    // The tools came precompiled inside the binary: nothing was compiled into the cache
+    // (a compile would have written its artifact there) ...
+    assert_eq!(compiled_in(&cache), Vec::<String>::new());
+    // ... and no compile took its seconds (a debug build, on a loaded machine).
+    assert!(
+        start.elapsed() < std::time::Duration::from_secs(2),
+        "{:?}",
+        start.elapsed()
+    );
+}

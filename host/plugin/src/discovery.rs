@@ -41,13 +41,21 @@ pub struct Builtin {
     pub manifest: &'static str,
     /// Its component bytes.
     pub component: &'static [u8],
+    /// The component compiled when `ward` was built, with the same engine settings
+    /// ([`ward_engine_config`]); empty when it was not.
+    pub precompiled: &'static [u8],
 }
 
 /// Where a plugin's component bytes are.
 #[derive(Clone, Debug)]
 pub enum ComponentBytes {
     /// In the binary.
-    Embedded(&'static [u8]),
+    Embedded {
+        /// The component.
+        component: &'static [u8],
+        /// It compiled at build time (empty: not).
+        precompiled: &'static [u8],
+    },
     /// In a file.
     File(PathBuf),
 }
@@ -56,7 +64,7 @@ impl ComponentBytes {
     /// Reads the bytes.
     pub fn load(&self) -> std::io::Result<std::borrow::Cow<'static, [u8]>> {
         match self {
-            ComponentBytes::Embedded(b) => Ok(std::borrow::Cow::Borrowed(b)),
+            ComponentBytes::Embedded { component, .. } => Ok(std::borrow::Cow::Borrowed(component)),
             ComponentBytes::File(p) => std::fs::read(p).map(std::borrow::Cow::Owned),
         }
     }
@@ -123,7 +131,10 @@ pub fn discover(builtins: &[Builtin], search: &[(Origin, PathBuf)]) -> Discovere
                         origin: Origin::Builtin,
                         manifest_path,
                         manifest,
-                        component: ComponentBytes::Embedded(b.component),
+                        component: ComponentBytes::Embedded {
+                            component: b.component,
+                            precompiled: b.precompiled,
+                        },
                     },
                 );
             }

@@ -18,6 +18,7 @@ use wasmtime::component::{Component, Instance, InstancePre};
 use crate::audit::PluginEvent;
 use crate::bindings::{ToolInfo, agent, hooks, skill, tool};
 use crate::cache::{Lookup, artifact_name, sha256_hex};
+use crate::discovery::ComponentBytes;
 use crate::error::{CallError, trap_message};
 use crate::hooks::HookRegistration;
 use crate::kinds::{DeclaredAgent, DeclaredSkill};
@@ -74,7 +75,13 @@ impl PluginHost {
         let imports = compat::import_names(&bytes)?;
         compat::check_imports(&imports, &plugin.ceiling)?;
 
-        let component = self.compile_cached(name, &sha, &bytes).await?;
+        let precompiled = match plugin.source.component {
+            ComponentBytes::Embedded { precompiled, .. } if !precompiled.is_empty() => {
+                Some(precompiled)
+            }
+            _ => None,
+        };
+        let component = self.compile_cached(name, &sha, &bytes, precompiled).await?;
         let pre = self
             .linker
             .instantiate_pre(&component)
@@ -202,8 +209,18 @@ impl PluginHost {
         name: &str,
         sha: &str,
         bytes: &[u8],
+        precompiled: Option<&'static [u8]>,
     ) -> Result<Component, String> {
         let engine = self.engine.engine().clone();
+        if let Some(artifact) = precompiled {
+            // SAFETY: the artifact is part of this binary, compiled by its build script
+            // from the component embedded beside it; wasmtime still refuses it when the
+            // engine's settings or the running CPU do not match (then it is compiled).
+            match unsafe { Component::deserialize(&engine, artifact) } {
+                Ok(c) => return Ok(c),
+                Err(e) => tracing::debug!(plugin = name, "precompiled artifact not usable: {e}"),
+            }
+        }
         let entry = artifact_name(sha, &engine);
         if let Some(cache) = &self.cache {
             match cache.get(&entry) {

@@ -1,0 +1,81 @@
+#!/usr/bin/env python3
+"""First-run benchmark: one-shot `ward run` with one `bash` tool step against a
+zero-latency local OpenAI-compatible SSE server, 10 runs with a fresh data, cache and
+home directory every run (a new user, a CI job, a container), then 10 with a warm one.
+Prints the median wall time and peak RSS of each. Needs `scripts/build.sh` first.
+
+    python3 scripts/bench-first-run.py [path/to/ward]
+"""
+import http.server, json, os, shutil, socketserver, statistics, subprocess, sys, tempfile, threading, time
+
+
+def sse(*chunks):
+    return "".join(f"data: {json.dumps(c)}\n\n" for c in chunks).encode() + b"data: [DONE]\n\n"
+
+
+def chunk(delta, finish=None):
+    return {"id": "c", "object": "chat.completion.chunk",
+            "choices": [{"index": 0, "delta": delta, "finish_reason": finish}]}
+
+
+CALL = sse(
+    chunk({"role": "assistant", "tool_calls": [{"index": 0, "id": "call_1", "type": "function",
+           "function": {"name": "bash", "arguments": json.dumps({"command": "echo hi", "description": "say hi"})}}]}),
+    chunk({}, "tool_calls"),
+)
+ANSWER = sse(chunk({"role": "assistant", "content": "Done."}), chunk({}, "stop"))
+
+
+class Model(http.server.BaseHTTPRequestHandler):
+    def do_POST(self):
+        body = self.rfile.read(int(self.headers.get("content-length", 0)))
+        reply = ANSWER if b'"role":"tool"' in body else CALL
+        self.send_response(200)
+        self.send_header("content-type", "text/event-stream")
+        self.send_header("content-length", str(len(reply)))
+        self.end_headers()
+        self.wfile.write(reply)
+
+    def log_message(self, *args):
+        pass
+
+
+def main():
+    ward = os.path.abspath(sys.argv[1] if len(sys.argv) > 1 else "target/release/ward")
+    server = socketserver.ThreadingTCPServer(("127.0.0.1", 0), Model)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    port = server.server_address[1]
+    base = tempfile.mkdtemp(prefix="ward-first-run-")
+    project = os.path.join(base, "project")
+    os.makedirs(project)
+    subprocess.run(["git", "init", "-q"], cwd=project, check=True)
+    with open(os.path.join(project, "ward.toml"), "w") as f:
+        f.write('model = "local/m"\n[provider.local]\nkind = "openai-compatible"\n'
+                f'base_url = "http://127.0.0.1:{port}/v1"\napi_key = "k"\n'
+                '[permission]\nbash = "allow"\n')
+    state = os.path.join(base, "state")
+    env = dict(os.environ, WARD_DATA_DIR=os.path.join(state, "data"), HOME=os.path.join(state, "home"),
+               XDG_CONFIG_HOME=os.path.join(state, "home", ".config"), WARD_CACHE_DIR=os.path.join(state, "cache"))
+
+    def run(fresh):
+        if fresh:
+            shutil.rmtree(state, ignore_errors=True)
+        os.makedirs(os.path.join(state, "home"), exist_ok=True)
+        start = time.perf_counter()
+        out = subprocess.run(["/usr/bin/time", "-f", "%M", ward, "run", "say hi"], cwd=project, env=env,
+                             capture_output=True, text=True)
+        wall = (time.perf_counter() - start) * 1000
+        if out.returncode != 0 or "Done." not in out.stdout:
+            sys.exit(f"ward run failed ({out.returncode}):\n{out.stdout}\n{out.stderr}")
+        return wall, int(out.stderr.strip().splitlines()[-1]) / 1024
+
+    for label, fresh in (("fresh data dir", True), ("warm data dir", False)):
+        run(fresh)  # warm-up (for the warm case: fills the data dir)
+        runs = [run(fresh) for _ in range(10)]
+        walls, rss = [w for w, _ in runs], [r for _, r in runs]
+        print(f"{label}: median {statistics.median(walls):.1f} ms (min {min(walls):.1f}, max {max(walls):.1f}); "
+              f"peak RSS median {statistics.median(rss):.1f} MiB, max {max(rss):.1f} MiB")
+    shutil.rmtree(base, ignore_errors=True)
+
+
+main()
