@@ -193,7 +193,7 @@ fn environment(
 async fn exit_status(control: &mut UnixStream) -> Option<i32> {
     let mut status = [0u8; ward_sandbox::STATUS_LEN];
     control.read_exact(&mut status).await.ok()?;
-    Some(i32::from_le_bytes(status))
+    Some(ward_sandbox::exit_status(status))
 }
 
 /// The policy for this call's process.

@@ -31,7 +31,9 @@ mod linux {
 }
 
 #[cfg(target_os = "linux")]
-pub use linux::launcher::{Control, KeepAlive, Launched, Launcher, Program, STATUS_LEN};
+pub use linux::launcher::{
+    Control, KeepAlive, Launched, Launcher, Program, STATUS_LEN, exit_status,
+};
 
 use std::ffi::OsString;
 use std::path::{Path, PathBuf};

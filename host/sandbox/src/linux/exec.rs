@@ -11,7 +11,6 @@ use std::os::unix::net::UnixStream;
 use rustix::event::{PollFd, PollFlags};
 
 use crate::CONFINE_FAILED;
-use crate::linux::server::cstrings;
 use crate::linux::wire::Request;
 
 /// `PATH` when the program's environment has none (as glibc's `execvp` assumes).
@@ -94,6 +93,15 @@ impl Program {
         }
         telling
     }
+}
+
+/// Converts a request's strings for `execve` before forking (nothing is allocated
+/// between the fork and the exec).
+fn cstrings(items: &[std::ffi::OsString]) -> io::Result<Vec<CString>> {
+    items
+        .iter()
+        .map(|s| CString::new(s.as_bytes()).map_err(io::Error::other))
+        .collect()
 }
 
 fn null_terminated(strings: &[CString]) -> Vec<*const libc::c_char> {

@@ -70,6 +70,11 @@ pub struct Control {
 /// Bytes of the exit status a monitor sends: an `i32`, little-endian.
 pub const STATUS_LEN: usize = 4;
 
+/// The exit status in a monitor's answer.
+pub fn exit_status(answer: [u8; STATUS_LEN]) -> i32 {
+    i32::from_le_bytes(answer)
+}
+
 impl Control {
     /// Kills the program (its answer, the exit status, still follows).
     pub fn cancel(&self) {
@@ -81,7 +86,7 @@ impl Control {
     pub fn wait(&mut self) -> io::Result<Option<i32>> {
         let mut status = [0u8; STATUS_LEN];
         match self.stream.read_exact(&mut status) {
-            Ok(()) => Ok(Some(i32::from_le_bytes(status))),
+            Ok(()) => Ok(Some(exit_status(status))),
             Err(e) if e.kind() == io::ErrorKind::UnexpectedEof => Ok(None),
             Err(e) => Err(e),
         }

@@ -16,7 +16,7 @@
 //! and the first process when its monitor dies (`PR_SET_PDEATHSIG`), and when the first
 //! process dies the kernel kills everything else in its PID namespace.
 
-use std::ffi::{CString, OsString};
+use std::ffi::OsString;
 use std::io::{self, Write};
 use std::os::fd::{AsFd, AsRawFd, FromRawFd, OwnedFd};
 use std::os::unix::ffi::OsStrExt;
@@ -273,13 +273,4 @@ fn first_process(
     } else {
         126
     }
-}
-
-/// Converts a request's strings for `execve` before forking (allocation after fork in
-/// a multi-threaded process is unsafe; here it only saves the work twice).
-pub fn cstrings(items: &[OsString]) -> io::Result<Vec<CString>> {
-    items
-        .iter()
-        .map(|s| CString::new(s.as_bytes()).map_err(io::Error::other))
-        .collect()
 }
