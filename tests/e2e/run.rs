@@ -5,7 +5,7 @@
 use serde_json::json;
 use ward_store::{MessageInfo, PartKind, SqliteStore, Store, ToolState};
 use ward_tests::Project;
-use ward_tests::llm::{Fault, ScriptedLlm, Turn, Wire};
+use ward_tests::llm::{Fault, Item, ScriptedLlm, Turn, Wire};
 
 fn configure(p: &Project, llm: &ScriptedLlm, kind: &str) {
     llm.configure(p, kind);
@@ -384,4 +384,117 @@ async fn a_bundled_model_needs_only_its_key_from_the_environment() {
     let store = SqliteStore::open(p.data.join("ward.db")).unwrap();
     let cost = store.list_sessions().unwrap()[0].cost;
     assert!((cost - 0.00045).abs() < 1e-12, "{cost}");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_turn_with_no_text_and_no_tool_call_fails_the_run() {
+    let usage = ward_tests::llm::Usage {
+        input: 100,
+        output: 5,
+        cache_read: 0,
+    };
+    // Nothing at all, and reasoning alone: neither is an answer, on any wire.
+    let empty = Turn::Reply {
+        items: vec![],
+        usage,
+    };
+    let thought = Turn::Reply {
+        items: vec![Item::Reasoning("hmm".into())],
+        usage,
+    };
+    for (kind, turn) in [
+        ("openai-compatible", empty.clone()),
+        ("openai-responses", empty),
+        ("anthropic", thought),
+    ] {
+        let p = Project::new(&format!("run-empty-{kind}"));
+        let llm = ScriptedLlm::start(vec![turn]).await;
+        configure(&p, &llm, kind);
+        let run = ward_run(&p, &["hi"]).await;
+        let err = run.expect_err();
+        assert!(
+            err.contains("the model ended its turn with no text and no tool call"),
+            "{kind}: {err}"
+        );
+        assert_eq!(llm.requests().len(), 1, "{kind}: not retried");
+        // The stored message says so too.
+        let store = SqliteStore::open(p.data.join("ward.db")).unwrap();
+        let session = &store.list_sessions().unwrap()[0];
+        let messages = store.messages(&session.id, None).unwrap();
+        let Some(MessageInfo::Assistant(last)) = messages.last().map(|m| &m.info) else {
+            panic!("{kind}: no assistant message")
+        };
+        assert!(last.error.is_some(), "{kind}: {last:?}");
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_responses_call_of_an_unoffered_tool_kind_gets_an_error_and_the_loop_goes_on() {
+    let p = Project::new("run-unoffered-call");
+    let shell = json!({"type": "local_shell_call", "id": "lsh_1", "status": "completed",
+        "action": {"type": "exec", "command": ["ls", "-a"], "env": {}}});
+    let custom = json!({"type": "custom_tool_call", "id": "ctc_1", "name": "apply_patch",
+        "input": "*** Begin Patch\n*** End Patch"});
+    let llm = ScriptedLlm::start(vec![
+        Turn::Reply {
+            items: vec![
+                Item::OtherCall {
+                    id: "call_shell".into(),
+                    item: shell,
+                },
+                Item::OtherCall {
+                    id: "call_custom".into(),
+                    item: custom,
+                },
+            ],
+            usage: Default::default(),
+        },
+        Turn::text("Answered without those tools."),
+    ])
+    .await;
+    configure(&p, &llm, "openai-responses");
+    let out = ward_run(&p, &["--yes", "list files"]).await.expect_ok();
+    assert!(out.contains("Answered without those tools."), "{out}");
+
+    // The follow-up carries each call and an error result under the same call id.
+    let requests = llm.requests();
+    assert_eq!(requests.len(), 2);
+    let input = requests[1].body["input"]
+        .as_array()
+        .cloned()
+        .unwrap_or_default();
+    for (id, kind) in [
+        ("call_shell", "local_shell_call"),
+        ("call_custom", "custom_tool_call"),
+    ] {
+        let of = |t: &str| {
+            input
+                .iter()
+                .find(|i| i["type"] == t && i["call_id"] == id)
+                .cloned()
+                .unwrap_or_else(|| panic!("no {t} for {id}: {input:?}"))
+        };
+        assert_eq!(of("function_call")["name"], kind);
+        let output = of("function_call_output")["output"].to_string();
+        assert!(
+            output.contains(&format!("unavailable tool '{kind}'")),
+            "{output}"
+        );
+    }
+    // Stored as failed tool calls, so a later turn sends the same pairs again.
+    let store = SqliteStore::open(p.data.join("ward.db")).unwrap();
+    let session = &store.list_sessions().unwrap()[0];
+    let failed: Vec<String> = store
+        .messages(&session.id, None)
+        .unwrap()
+        .iter()
+        .flat_map(|m| m.parts.iter())
+        .filter_map(|part| match &part.kind {
+            PartKind::Tool(t) if matches!(t.state, ToolState::Error { .. }) => {
+                Some(t.call_id.clone())
+            }
+            _ => None,
+        })
+        .collect();
+    assert_eq!(failed, ["call_shell", "call_custom"]);
 }

@@ -8,6 +8,7 @@
 use std::pin::Pin;
 use std::time::Duration;
 
+use bytes::Bytes;
 use futures_util::{Stream, StreamExt, stream};
 use reqwest::header::{ACCEPT, CONTENT_TYPE, HeaderMap, HeaderName, HeaderValue};
 use reqwest::{Client, RequestBuilder, Response};
@@ -16,6 +17,7 @@ use crate::error::ProviderError;
 use crate::idle::with_idle_timeout;
 use crate::protocol::{ANTHROPIC_VERSION, Parser, Protocol, request_body};
 use crate::retry::retry_after;
+use crate::sniff::{BodyKind, Sniffer};
 use crate::sse::{SseEvent, sse_events};
 use crate::types::{ChatRequest, Event};
 
@@ -161,23 +163,74 @@ async fn connect(builder: RequestBuilder, idle: Duration) -> Result<SseStream, P
         let body = read_body(response, idle).await?;
         return Err(ProviderError::from_http(status.as_u16(), &body, wait));
     }
-    // Some gateways answer a streaming request with a plain JSON error and
-    // status 200. The content type is not checked otherwise: some servers
-    // send none at all on a proper event stream.
+    // The label is kept for the error message only: the body says what it is
+    // (see `crate::sniff`), because servers send event streams unlabelled or
+    // mislabelled and gateways send JSON errors with status 200.
     let content_type = response
         .headers()
         .get(CONTENT_TYPE)
         .and_then(|v| v.to_str().ok())
-        .unwrap_or("");
-    if content_type.starts_with("application/json") {
-        let body = read_body(response, idle).await?;
-        return Err(match serde_json::from_str::<serde_json::Value>(&body) {
-            Ok(value) if value.get("error").is_some() => ProviderError::from_payload(&value),
-            _ => ProviderError::malformed("expected an event stream, got JSON", &body),
-        });
+        .map(str::to_owned);
+    // Fused: when the body ends while it is being sniffed, the readers below
+    // poll it once more and must see the end again.
+    let mut body: BodyStream = Box::pin(with_idle_timeout(response.bytes_stream(), idle).fuse());
+    let mut head = Vec::new();
+    let mut sniffer = Sniffer::default();
+    let kind = loop {
+        match body.next().await {
+            Some(Ok(chunk)) => {
+                let kind = sniffer.feed(&chunk);
+                head.push(chunk);
+                if let Some(kind) = kind {
+                    break kind;
+                }
+            }
+            Some(Err(error)) => return Err(error),
+            None => break sniffer.finish(),
+        }
+    };
+    match kind {
+        BodyKind::EventStream => {
+            // The bytes read to decide go first, then the rest as it comes.
+            let replay = stream::iter(head.into_iter().map(Ok));
+            Ok(Box::pin(sse_events(replay.chain(body))))
+        }
+        BodyKind::Json => {
+            let body = read_rest(head, body, usize::MAX).await?;
+            Err(match serde_json::from_str::<serde_json::Value>(&body) {
+                Ok(value) if value.get("error").is_some() => ProviderError::from_payload(&value),
+                _ => ProviderError::malformed("expected an event stream, got JSON", &body),
+            })
+        }
+        BodyKind::Other => {
+            // Enough of it to show what it is; the rest is not worth waiting for.
+            let body = read_rest(head, body, 4096).await?;
+            Err(ProviderError::NotAnEventStream {
+                status: status.as_u16(),
+                content_type,
+                received: crate::sniff::describe(&body),
+            })
+        }
     }
-    let bytes = with_idle_timeout(response.bytes_stream(), idle);
-    Ok(Box::pin(sse_events(bytes)))
+}
+
+type BodyStream = Pin<Box<dyn Stream<Item = Result<Bytes, ProviderError>> + Send>>;
+
+/// `head` and then the rest of `body`, as text, stopping once `limit` bytes
+/// are in hand.
+async fn read_rest(
+    head: Vec<Bytes>,
+    mut body: BodyStream,
+    limit: usize,
+) -> Result<String, ProviderError> {
+    let mut bytes: Vec<u8> = head.concat();
+    while bytes.len() < limit {
+        match body.next().await {
+            Some(chunk) => bytes.extend_from_slice(&chunk?),
+            None => break,
+        }
+    }
+    Ok(String::from_utf8_lossy(&bytes).into_owned())
 }
 
 async fn read_body(response: Response, idle: Duration) -> Result<String, ProviderError> {

@@ -96,12 +96,28 @@ pub enum ProviderError {
         /// Where the stream stopped.
         message: String,
     },
-    /// The provider sent something that is not the protocol: bad JSON or an
-    /// unexpected content type.
+    /// The provider sent something that is not the protocol: bad JSON, or a
+    /// JSON body that is not an error where an event stream was expected.
     #[error("malformed provider stream: {message}")]
     Malformed {
         /// What could not be understood, with a snippet of it.
         message: String,
+    },
+    /// A successful reply whose body is neither an event stream nor a JSON
+    /// error: an HTML page from a proxy or a wrong base URL, plain text.
+    /// Decided from the body, not the `content-type` label, which servers get
+    /// wrong both ways. Not retryable: the endpoint would answer the same way.
+    #[error(
+        "expected an event stream, got {received} (HTTP {status}, content-type: {})",
+        content_type.as_deref().unwrap_or("none")
+    )]
+    NotAnEventStream {
+        /// The HTTP status (a success).
+        status: u16,
+        /// The `content-type` header as sent, if any.
+        content_type: Option<String>,
+        /// What the body looked like, with its start.
+        received: String,
     },
 }
 

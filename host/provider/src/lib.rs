@@ -13,7 +13,8 @@
 //! Module map: `types` (request and event model), `sse` (wire framing),
 //! `protocol` (request bodies and stream parsers, one submodule per
 //! protocol), `tool_calls` (streamed tool-call assembly), `client` (the HTTP
-//! attempt), `idle` (silence timeout), `error` (classification), `retry`
+//! attempt), `sniff` (what a reply body is, whatever its label says), `idle`
+//! (silence timeout), `error` (classification), `retry`
 //! (backoff and `retry-after`), `registry` (the model catalogue and config
 //! overrides).
 
@@ -23,6 +24,7 @@ mod idle;
 mod protocol;
 mod registry;
 mod retry;
+mod sniff;
 pub mod sse;
 mod tool_calls;
 mod types;

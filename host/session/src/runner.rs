@@ -139,6 +139,16 @@ pub enum LoopError {
     /// A compaction failed (as seen by a prompt that joined it).
     #[error("compaction failed: {0}")]
     Compaction(String),
+    /// The model ended its turn with no text and no tool call, without an error:
+    /// nothing to show and nothing to run, which must never pass for an answer.
+    #[error(
+        "the model ended its turn with no text and no tool call (finish reason: {})",
+        crate::steps::reason_text(*finish)
+    )]
+    EmptyTurn {
+        /// Why the model said it stopped.
+        finish: FinishReason,
+    },
 }
 
 /// What one loop carries from step to step, and across a hand-over to a prompt that

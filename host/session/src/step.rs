@@ -32,6 +32,8 @@ pub struct StepOutput {
     pub calls: Vec<Call>,
     /// Token usage.
     pub usage: Usage,
+    /// Whether the reply had visible text (more than blank space).
+    pub text: bool,
     /// The parts written during the step (to remove if it is retried).
     pub parts: Vec<String>,
 }
@@ -98,6 +100,7 @@ pub async fn run(
             }
             Event::Usage(u) => usage = u,
             Event::Finish(finish) => {
+                let has_text = text.as_ref().is_some_and(|(_, t)| !t.trim().is_empty());
                 close(&mut text, target, |t| {
                     PartKind::Text(TextPart {
                         text: t,
@@ -109,6 +112,7 @@ pub async fn run(
                     finish,
                     calls,
                     usage,
+                    text: has_text,
                     parts: written,
                 });
             }

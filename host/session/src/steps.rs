@@ -129,9 +129,28 @@ impl Runner {
             let more = output.finish == FinishReason::ToolCalls && !output.calls.is_empty();
             let joined = loop_state.lease.take_joined();
             if last || !(joined || more && !rejected) {
+                if output.calls.is_empty() && !output.text {
+                    return Err(self.empty_turn(&mut assistant, output.finish)?);
+                }
                 return Ok(assistant);
             }
         }
+    }
+
+    /// Ends a loop whose last step had no text and no tool call: the assistant message
+    /// records why, and the prompt fails with [`LoopError::EmptyTurn`] (an empty reply,
+    /// such as a turn whose only call was of a kind the loop could not see, is never
+    /// reported as an answer).
+    fn empty_turn(
+        &self,
+        assistant: &mut AssistantMessage,
+        finish: FinishReason,
+    ) -> Result<LoopError, LoopError> {
+        let error = LoopError::EmptyTurn { finish };
+        assistant.error = Some(MessageError::new("EmptyTurn", error.to_string()));
+        self.store
+            .put_message(&MessageInfo::Assistant(assistant.clone()))?;
+        Ok(error)
     }
 
     /// Records a finished model call: the step-finish part with its usage and cost,
@@ -278,5 +297,16 @@ impl Runner {
                 }
             }
         }
+    }
+}
+
+/// How a finish reason reads in a message.
+pub(crate) fn reason_text(finish: FinishReason) -> &'static str {
+    match finish {
+        FinishReason::Stop => "stop",
+        FinishReason::ToolCalls => "tool calls",
+        FinishReason::Length => "output token limit",
+        FinishReason::ContentFilter => "content filter",
+        FinishReason::Unknown => "unknown",
     }
 }

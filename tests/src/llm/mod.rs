@@ -40,6 +40,15 @@ pub enum Item {
         /// Arguments, a JSON object.
         args: Value,
     },
+    /// A Responses output item calling a tool of a kind Ward never offers
+    /// (`local_shell_call`, `custom_tool_call`, …), sent whole with `call_id` set to
+    /// `id`. Only the Responses wire has such items; the other wires leave it out.
+    OtherCall {
+        /// Call id.
+        id: String,
+        /// The output item, with its `type`.
+        item: Value,
+    },
 }
 
 /// Token usage reported at the end of a reply.

@@ -49,6 +49,7 @@ fn chat(items: &[Item], usage: Usage) -> String {
         match item {
             Item::Text(t) => out += &chunk(json!({"content": t}), Value::Null),
             Item::Reasoning(t) => out += &chunk(json!({"reasoning_content": t}), Value::Null),
+            Item::OtherCall { .. } => {}
             Item::ToolCall { id, name, args } => {
                 let (a, b) = halves(args);
                 out += &chunk(
@@ -150,6 +151,19 @@ fn responses(items: &[Item], usage: Usage) -> String {
                 );
                 output.push(done);
             }
+            Item::OtherCall { id, item } => {
+                let mut done = item.clone();
+                done["call_id"] = json!(id);
+                out += &event(
+                    "response.output_item.added",
+                    json!({"type": "response.output_item.added", "output_index": i, "item": done}),
+                );
+                out += &event(
+                    "response.output_item.done",
+                    json!({"type": "response.output_item.done", "output_index": i, "item": done}),
+                );
+                output.push(done);
+            }
         }
     }
     out + &event(
@@ -178,6 +192,7 @@ fn anthropic(items: &[Item], usage: Usage) -> String {
     out += &event("ping", json!({"type": "ping"}));
     for (i, item) in items.iter().enumerate() {
         let (start, deltas): (Value, Vec<Value>) = match item {
+            Item::OtherCall { .. } => continue,
             Item::Text(t) => (
                 json!({"type": "text", "text": ""}),
                 vec![json!({"type": "text_delta", "text": t})],

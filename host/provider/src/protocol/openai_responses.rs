@@ -3,9 +3,23 @@
 //! The history goes out as `input` items (messages, `function_call`,
 //! `function_call_output`). The stream is typed events; tool calls are
 //! `function_call` output items addressed by `output_index`, complete at
-//! `response.output_item.done`. Hosted tools (web search, local shell,
-//! apply_patch) are never offered by Ward, so their items are ignored. The
-//! response ends with `response.completed`, `response.incomplete`,
+//! `response.output_item.done`.
+//!
+//! Ward offers only function tools, yet a model may still emit a call of
+//! another kind (`custom_tool_call`, `local_shell_call`, `apply_patch_call`,
+//! …) that the client is expected to run. Ignoring it would end the turn with
+//! nothing, so such a call is reported as a tool call named after its item
+//! type (which no Ward tool is), its arguments the item's own fields: the
+//! agent loop answers it as an unknown tool and the model carries on. It goes
+//! back in the history as a `function_call` answered by a
+//! `function_call_output` with the same `call_id`: Ward sends the whole
+//! history (`store` is off), so that pair is self-consistent, whereas
+//! replaying the original item would need fields Ward does not keep (a
+//! `local_shell_call`'s item id and status) and the matching `*_output` kind.
+//! Calls the provider runs itself ([`HOSTED_CALLS`], e.g. web search) are
+//! results, not requests, and are skipped.
+//!
+//! The response ends with `response.completed`, `response.incomplete`,
 //! `response.failed` or an `error` event; gateways may add events after the
 //! end (OpenCode Zen's `ping`), which the driver never reads.
 
@@ -126,20 +140,34 @@ impl Parser for ResponsesParser {
             }
             "response.output_item.added" => {
                 let item = &payload["item"];
-                if item.get("type").and_then(Value::as_str) == Some("function_call") {
-                    let field = |k: &str| item.get(k).and_then(Value::as_str);
-                    self.calls.begin(key, field("call_id"), field("name"), out);
-                    self.calls
-                        .append(key, field("arguments").unwrap_or(""), out);
+                let field = |k: &str| item.get(k).and_then(Value::as_str);
+                match call_kind(item) {
+                    Some(CallKind::Function) => {
+                        self.calls.begin(key, field("call_id"), field("name"), out);
+                        self.calls
+                            .append(key, field("arguments").unwrap_or(""), out);
+                    }
+                    // Its fields are only final at `output_item.done`.
+                    Some(CallKind::Unoffered(kind)) => {
+                        let id = field("call_id").or(field("id"));
+                        self.calls.begin(key, id, Some(kind), out);
+                    }
+                    None => {}
                 }
             }
             "response.function_call_arguments.delta" => self.calls.append(key, text("delta"), out),
-            "response.output_item.done"
-                if payload.pointer("/item/type").and_then(Value::as_str)
-                    == Some("function_call") =>
-            {
-                let arguments = payload.pointer("/item/arguments").and_then(Value::as_str);
-                self.calls.end(key, arguments.map(str::to_owned), out);
+            "response.output_item.done" => {
+                let item = &payload["item"];
+                match call_kind(item) {
+                    Some(CallKind::Function) => {
+                        let arguments = item.get("arguments").and_then(Value::as_str);
+                        self.calls.end(key, arguments.map(str::to_owned), out);
+                    }
+                    Some(CallKind::Unoffered(_)) => {
+                        self.calls.end(key, Some(unoffered_arguments(item)), out);
+                    }
+                    None => {}
+                }
             }
             "response.completed" | "response.incomplete" => {
                 self.calls.end_all(out);
@@ -170,6 +198,47 @@ impl Parser for ResponsesParser {
         let message = "no response.completed before the connection closed".into();
         fail(out, None, ProviderError::Incomplete { message });
     }
+}
+
+/// Output item types of tools the provider runs itself: the item reports a
+/// call already made (its results follow in the same response), so there is
+/// nothing for Ward to answer.
+const HOSTED_CALLS: [&str; 5] = [
+    "web_search_call",
+    "file_search_call",
+    "code_interpreter_call",
+    "image_generation_call",
+    "mcp_call",
+];
+
+/// What kind of tool call an output item is, if any.
+enum CallKind<'a> {
+    /// A call of a function tool, the only kind Ward offers.
+    Function,
+    /// A call the client is expected to run, of a kind Ward never offers;
+    /// carries the item type.
+    Unoffered(&'a str),
+}
+
+fn call_kind(item: &Value) -> Option<CallKind<'_>> {
+    match item.get("type").and_then(Value::as_str)? {
+        "function_call" => Some(CallKind::Function),
+        kind if kind.ends_with("_call") && !HOSTED_CALLS.contains(&kind) => {
+            Some(CallKind::Unoffered(kind))
+        }
+        _ => None,
+    }
+}
+
+/// The arguments reported for an unoffered call: the item's own fields
+/// (`input`, `action`, `operation`, a custom tool's `name`…) without the
+/// bookkeeping ones, so the model sees what it asked for.
+fn unoffered_arguments(item: &Value) -> String {
+    let mut fields = item.as_object().cloned().unwrap_or_default();
+    for bookkeeping in ["type", "id", "call_id", "status"] {
+        fields.remove(bookkeeping);
+    }
+    Value::Object(fields).to_string()
 }
 
 /// `input_tokens` includes cached tokens; see [`Usage`].

@@ -302,10 +302,8 @@ fn responses_summary_parts_and_incomplete() {
     );
 }
 
-#[test]
-fn responses_hosted_tool_items_are_not_tool_calls() {
-    let item = json!({ "type": "local_shell_call", "call_id": "x", "action": {} });
-    let events = run(
+fn responses_item(item: &Value) -> Vec<Event> {
+    run(
         Protocol::OpenaiResponses,
         &[
             (
@@ -318,8 +316,58 @@ fn responses_hosted_tool_items_are_not_tool_calls() {
             ),
             ("", json!({ "type": "response.completed", "response": {} })),
         ],
-    );
-    assert_eq!(events, [Event::Finish(FinishReason::Stop)]);
+    )
+}
+
+#[test]
+fn responses_calls_the_provider_ran_are_not_tool_calls() {
+    let item = json!({ "type": "web_search_call", "id": "ws_1", "status": "completed",
+        "action": { "type": "search", "query": "q" } });
+    assert_eq!(responses_item(&item), [Event::Finish(FinishReason::Stop)]);
+}
+
+#[test]
+fn responses_unoffered_call_kinds_are_tool_calls_keeping_their_ids() {
+    // Client-run kinds Ward never offers, and one no API has yet.
+    let items = [
+        json!({ "type": "local_shell_call", "id": "lsh_1", "call_id": "call_a", "status": "completed",
+            "action": { "type": "exec", "command": ["ls"] } }),
+        json!({ "type": "custom_tool_call", "id": "ctc_1", "call_id": "call_b", "name": "grammar",
+            "input": "free text" }),
+        json!({ "type": "teleport_call", "id": "tp_1" }),
+    ];
+    let expected = [
+        (
+            "call_a",
+            "local_shell_call",
+            json!({ "action": { "type": "exec", "command": ["ls"] } }),
+        ),
+        (
+            "call_b",
+            "custom_tool_call",
+            json!({ "name": "grammar", "input": "free text" }),
+        ),
+        ("tp_1", "teleport_call", json!({})),
+    ];
+    for (item, (id, name, arguments)) in items.iter().zip(expected) {
+        let events = responses_item(item);
+        let Some(Event::ToolCallEnd {
+            id: got_id,
+            name: got_name,
+            arguments: got_arguments,
+            ..
+        }) = events
+            .iter()
+            .find(|e| matches!(e, Event::ToolCallEnd { .. }))
+        else {
+            panic!("no call for {item}: {events:?}")
+        };
+        assert_eq!((got_id.as_str(), got_name.as_str()), (id, name));
+        let got: Value = serde_json::from_str(got_arguments).unwrap_or_default();
+        assert_eq!(got, arguments);
+        // The loop must answer it, so the response asks for tool results.
+        assert_eq!(events.last(), Some(&Event::Finish(FinishReason::ToolCalls)));
+    }
 }
 
 #[test]

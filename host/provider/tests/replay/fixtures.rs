@@ -14,11 +14,19 @@ use base64::Engine;
 use serde_json::Value;
 use serde_yaml::Value as Yaml;
 
+/// The label given to bodies whose container recorded no headers.
+const EVENT_STREAM: &str = "text/event-stream";
+
 /// One recorded response.
 #[derive(Debug, Clone)]
 pub struct Interaction {
     /// Recorded status; 200 when the container does not record one.
     pub status: u16,
+    /// The recorded `content-type` header, `None` when the recorder kept the
+    /// headers but not that one (OpenCode's OAuth cassette). Containers that
+    /// keep no headers at all (payload lines, raw SSE) get
+    /// `text/event-stream`, the framing they are replayed in.
+    pub content_type: Option<String>,
     /// The body as sent on the wire.
     pub body: Vec<u8>,
 }
@@ -66,6 +74,7 @@ pub fn load(root: &Path, path: &str, protocol: &str) -> Vec<Interaction> {
     } else {
         vec![Interaction {
             status: 200,
+            content_type: Some(EVENT_STREAM.to_owned()),
             body: bytes,
         }]
     }
@@ -86,8 +95,16 @@ fn cassette_json(bytes: &[u8]) -> Vec<Interaction> {
                     .expect("base64 body"),
                 _ => body.as_bytes().to_vec(),
             };
+            let content_type = response["headers"]
+                .as_object()
+                .into_iter()
+                .flatten()
+                .find(|(name, _)| name.eq_ignore_ascii_case("content-type"))
+                .and_then(|(_, value)| value.as_str())
+                .map(str::to_owned);
             Interaction {
                 status: status(response["status"].as_u64()),
+                content_type,
                 body,
             }
         })
@@ -118,6 +135,7 @@ fn vcr_yaml(bytes: &[u8]) -> Vec<Interaction> {
             };
             Interaction {
                 status: status(code),
+                content_type: header(&response["headers"], "content-type"),
                 body,
             }
         })
@@ -128,15 +146,17 @@ fn vcr_yaml(bytes: &[u8]) -> Vec<Interaction> {
 /// drops the `!!binary` tag of such bodies, so the header is what tells a
 /// base64 gzip body from text.
 fn gzipped(headers: &Yaml) -> bool {
-    headers
-        .as_mapping()
-        .into_iter()
-        .flatten()
-        .any(|(name, value)| {
-            name.as_str()
-                .is_some_and(|n| n.eq_ignore_ascii_case("content-encoding"))
-                && format!("{value:?}").contains("gzip")
-        })
+    header(headers, "content-encoding").is_some_and(|v| v.contains("gzip"))
+}
+
+/// The first value of a recorded header (both recorders store a list).
+fn header(headers: &Yaml, wanted: &str) -> Option<String> {
+    let (_, value) = headers.as_mapping()?.iter().find(|(name, _)| {
+        name.as_str()
+            .is_some_and(|n| n.eq_ignore_ascii_case(wanted))
+    })?;
+    let first = value.as_sequence().and_then(|s| s.first()).unwrap_or(value);
+    first.as_str().map(str::to_owned)
 }
 
 fn gunzip_base64(text: &str) -> Vec<u8> {
@@ -172,6 +192,7 @@ fn payload_lines(bytes: &[u8], protocol: &str) -> Vec<Interaction> {
         if ends_response {
             interactions.push(Interaction {
                 status: 200,
+                content_type: Some(EVENT_STREAM.to_owned()),
                 body: std::mem::take(&mut body).into_bytes(),
             });
         }
@@ -179,6 +200,7 @@ fn payload_lines(bytes: &[u8], protocol: &str) -> Vec<Interaction> {
     if !body.is_empty() {
         interactions.push(Interaction {
             status: 200,
+            content_type: Some(EVENT_STREAM.to_owned()),
             body: body.into_bytes(),
         });
     }

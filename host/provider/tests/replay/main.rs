@@ -2,7 +2,10 @@
 //! real client: a local HTTP server sends the recorded status and body bytes
 //! in small pieces, and the parsed events are checked against what the
 //! recording contains ([`oracle`]). Gemini and AWS event-stream recordings
-//! are skipped: Ward has no client for those protocols.
+//! are skipped: Ward has no client for those protocols. Each successful
+//! stream is also replayed with no `content-type` and with a wrong one
+//! (`application/json`), because servers send both and the client must read
+//! the body, not the label.
 
 #[path = "../common/mod.rs"]
 #[allow(
@@ -10,6 +13,7 @@
     reason = "shared by several test binaries, each using a part"
 )]
 mod common;
+mod conformance;
 mod fixtures;
 mod oracle;
 mod pinned;
@@ -44,22 +48,42 @@ fn request() -> ChatRequest {
     }
 }
 
-/// Serves one interaction and collects the client's events.
+/// The `content-type` a replay sends.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Label {
+    /// The recorded one (none if none was recorded).
+    Recorded,
+    /// No `content-type` header at all.
+    Missing,
+    /// `application/json`, the wrong label for a stream.
+    Json,
+}
+
+/// Serves one interaction with its recorded headers and collects the
+/// client's events.
 async fn replay(
     protocol: Protocol,
     interaction: &Interaction,
 ) -> (Vec<Event>, Vec<server::Recorded>) {
-    let content_type = if interaction.status == 200 {
-        "text/event-stream"
-    } else {
-        "application/json"
+    replay_as(protocol, interaction, Label::Recorded).await
+}
+
+/// Serves one interaction under `label` and collects the client's events.
+async fn replay_as(
+    protocol: Protocol,
+    interaction: &Interaction,
+    label: Label,
+) -> (Vec<Event>, Vec<server::Recorded>) {
+    let content_type = match label {
+        Label::Recorded => interaction.content_type.as_deref(),
+        Label::Missing => None,
+        Label::Json => Some("application/json"),
     };
-    let server = serve(vec![Reply::with_type(
-        interaction.status,
-        content_type,
-        interaction.body.clone(),
-    )])
-    .await;
+    let mut reply = Reply::with_type(interaction.status, "", interaction.body.clone());
+    reply.headers = content_type
+        .map(|t| vec![("content-type".to_owned(), t.to_owned())])
+        .unwrap_or_default();
+    let server = serve(vec![reply]).await;
     let mut endpoint = Endpoint::new(&server.base_url);
     endpoint.api_key = Some("test-key".into());
     let events = ward_provider::stream(&Client::new(), protocol, &endpoint, &request())
@@ -204,36 +228,50 @@ fn check_request(protocol: Protocol, requests: &[server::Recorded]) -> Vec<Strin
     problems
 }
 
-#[tokio::test]
-async fn every_recording_of_the_three_protocols_replays() {
+/// Replays every interaction of the three protocols under `label` (only
+/// successful ones unless the label is the recorded one); returns the tally,
+/// the skipped files and what disagreed.
+async fn replay_all(label: Label) -> (BTreeMap<String, Tally>, Vec<String>, Vec<String>) {
     let root = fixtures::root();
     let mut tally: BTreeMap<String, Tally> = BTreeMap::new();
     let mut skipped = Vec::new();
     let mut failures = Vec::new();
-    for (path, label) in fixtures::index(&root) {
-        let Some(protocol) = protocol(&label) else {
-            skipped.push(format!("{path} ({label})"));
+    for (path, name) in fixtures::index(&root) {
+        let Some(protocol) = protocol(&name) else {
+            skipped.push(format!("{path} ({name})"));
             continue;
         };
-        let interactions = fixtures::load(&root, &path, &label);
-        let counts = tally.entry(label.clone()).or_default();
+        let interactions = fixtures::load(&root, &path, &name);
+        let counts = tally.entry(name.clone()).or_default();
         counts.files += 1;
         for (n, interaction) in interactions.iter().enumerate() {
-            let expected = oracle::expect(&label, interaction.status, &interaction.body);
+            if label != Label::Recorded && !(200..300).contains(&interaction.status) {
+                continue;
+            }
+            let expected = oracle::expect(&name, interaction.status, &interaction.body);
             counts.interactions += 1;
             counts.tool_calls += expected.tool_calls.len();
             counts.with_text += usize::from(!expected.text.is_empty());
             counts.with_reasoning += usize::from(expected.reasoning);
             counts.with_usage += usize::from(expected.usage.is_some());
             counts.errors += usize::from(expected.error);
-            let (events, requests) = replay(protocol, interaction).await;
+            let (events, requests) = replay_as(protocol, interaction, label).await;
             let mut problems = check(&expected, &events);
             problems.extend(check_request(protocol, &requests));
             if !problems.is_empty() {
-                failures.push(format!("{path} #{n}:\n  {}", problems.join("\n  ")));
+                failures.push(format!(
+                    "{path} #{n} ({label:?} content-type):\n  {}",
+                    problems.join("\n  ")
+                ));
             }
         }
     }
+    (tally, skipped, failures)
+}
+
+#[tokio::test]
+async fn every_recording_of_the_three_protocols_replays() {
+    let (tally, skipped, failures) = replay_all(Label::Recorded).await;
     eprintln!(
         "replayed: {tally:#?}\nskipped {} files: {skipped:#?}",
         skipped.len()
@@ -248,4 +286,19 @@ async fn every_recording_of_the_three_protocols_replays() {
     assert_eq!(files("anthropic-messages"), 22);
     assert_eq!(files("openai-chat"), 37);
     assert_eq!(files("openai-responses"), 22);
+}
+
+#[tokio::test]
+async fn every_stream_replays_whatever_its_content_type_says() {
+    for label in [Label::Missing, Label::Json] {
+        let (tally, _, failures) = replay_all(label).await;
+        assert!(
+            failures.is_empty(),
+            "{} interactions disagree:\n{}",
+            failures.len(),
+            failures.join("\n")
+        );
+        let streams: usize = tally.values().map(|t| t.interactions).sum();
+        assert!(streams > 100, "{label:?}: only {streams} streams replayed");
+    }
 }

@@ -249,6 +249,15 @@ fn anthropic_reason(reason: &str) -> FinishReason {
     }
 }
 
+/// Responses output items of tools the provider runs itself.
+const HOSTED: [&str; 5] = [
+    "web_search_call",
+    "file_search_call",
+    "code_interpreter_call",
+    "image_generation_call",
+    "mcp_call",
+];
+
 fn responses(json: &Value, e: &mut Expected, calls: &mut Vec<(u64, String, String)>) -> bool {
     match json["type"].as_str().unwrap_or_default() {
         "response.output_text.delta" => e.text.push_str(str_at(json, "/delta")),
@@ -261,6 +270,24 @@ fn responses(json: &Value, e: &mut Expected, calls: &mut Vec<(u64, String, Strin
                 num(json, "/output_index"),
                 str_at(item, "/name").to_owned(),
                 str_at(item, "/arguments").to_owned(),
+            ));
+        }
+        // A call of a kind Ward never offers (custom, local shell, apply_patch…)
+        // that the client would have to run: reported under its item type with
+        // the item's own fields, so the loop can answer it as an unknown tool.
+        // Calls the provider ran itself are results, not requests.
+        "response.output_item.done"
+            if str_at(json, "/item/type").ends_with("_call")
+                && !HOSTED.contains(&str_at(json, "/item/type")) =>
+        {
+            let mut fields = json["item"].as_object().cloned().unwrap_or_default();
+            for key in ["type", "id", "call_id", "status"] {
+                fields.remove(key);
+            }
+            calls.push((
+                num(json, "/output_index"),
+                str_at(json, "/item/type").to_owned(),
+                Value::Object(fields).to_string(),
             ));
         }
         "response.completed" => {
