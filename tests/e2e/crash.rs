@@ -1,5 +1,9 @@
 //! `kill -9` of `ward run` mid-stream and mid-tool: the database stays intact, every
 //! finished part survives, the interrupted tool says so, and the session continues.
+//! [`first_prompt`]: killed before the model answers, a first run keeps the prompt.
+
+#[path = "crash/first_prompt.rs"]
+mod first_prompt;
 
 use std::process::Stdio;
 use std::time::{Duration, Instant};

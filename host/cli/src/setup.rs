@@ -1,5 +1,9 @@
 //! Turning the current directory into a working Ward: configuration, data directory,
 //! discovered plugins, the plugin host and the permission layers.
+//!
+//! In two stages, because the second can take seconds (plugin components compiled
+//! and asked what they declare): [`Settings`] is what files alone say, enough to store
+//! a prompt; [`Workspace::load`] adds the plugins and what they provide.
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -61,26 +65,7 @@ impl Workspace {
 
     /// The agent named `name` (or the default agent), if it may lead a session.
     pub fn primary_agent(&self, name: Option<&str>) -> Result<&AgentInfo> {
-        let Some(name) = name else {
-            return Ok(self.agents.default_agent());
-        };
-        let primary: Vec<&str> = self
-            .agents
-            .list()
-            .filter(|a| a.is_primary() && !a.hidden)
-            .map(|a| a.name.as_str())
-            .collect();
-        match self.agents.get(name) {
-            Some(agent) if agent.is_primary() => Ok(agent),
-            Some(_) => anyhow::bail!(
-                "agent `{name}` is a subagent: it runs through the task tool; primary agents: {}",
-                primary.join(", ")
-            ),
-            None => anyhow::bail!(
-                "no agent named `{name}`; primary agents: {}",
-                primary.join(", ")
-            ),
-        }
+        primary_agent(&self.agents, name)
     }
 
     /// The permission layers `agent` works under: the defaults, the agent's built-in
@@ -153,9 +138,19 @@ impl Workspace {
 
     /// Loads everything for `cwd`.
     pub async fn open(cwd: &Path) -> Result<Self> {
-        let config = ward_config::load(cwd)?;
-        let rules = Arc::new(rules(&config)?);
-        let data_dir = data_dir()?;
+        Self::load(Settings::load(cwd)?).await
+    }
+
+    /// Loads the plugins and what they provide, on top of `settings`.
+    pub async fn load(settings: Settings) -> Result<Self> {
+        let Settings {
+            config,
+            rules,
+            data_dir,
+            global,
+            commands,
+            command_warnings,
+        } = settings;
         let mut found = discover(crate::builtins::BUILTINS, &search_path(&config));
         // A plugin named like a built-in one replaces it only when config says so.
         found.allow_replacements(|name| {
@@ -204,7 +199,6 @@ impl Workspace {
         errors.extend(skill_warnings.iter().map(ToString::to_string));
         let plugin_skill_warnings = skills.add_plugin_skills(declared.skills);
         errors.extend(plugin_skill_warnings.iter().map(ToString::to_string));
-        let global = ward_config::global_config_dir(&|k| std::env::var(k).ok());
         let (agents, agent_warnings) = AgentRegistry::load_with_components(
             &config.config,
             &config.project_root,
@@ -212,10 +206,8 @@ impl Workspace {
             &declared.agents,
         );
         errors.extend(agent_warnings.iter().map(ToString::to_string));
-        let (commands, command_warnings) =
-            CommandRegistry::load(&config.project_root, global.as_deref());
         let agent_names: Vec<&str> = agents.list().map(|a| a.name.as_str()).collect();
-        errors.extend(command_warnings.iter().map(ToString::to_string));
+        errors.extend(command_warnings);
         errors.extend(
             commands
                 .validate(&agent_names)
@@ -239,6 +231,80 @@ impl Workspace {
         for e in &self.discovery_errors {
             eoutln!("warning: {e}");
         }
+    }
+}
+
+/// What Ward knows from files alone, before any plugin is looked at: configuration,
+/// permission layers, data directory, commands, and the agents but those plugin
+/// components declare. Cheap to load — enough to store a prompt before the plugins
+/// load.
+pub struct Settings {
+    /// The loaded configuration.
+    pub config: LoadedConfig,
+    /// Permission layers: defaults, then config.
+    pub rules: Arc<Vec<Ruleset>>,
+    /// Where sessions, caches and saved outputs live.
+    pub data_dir: PathBuf,
+    /// The global configuration directory, if there is one.
+    global: Option<PathBuf>,
+    /// The commands: built-in and from markdown files.
+    pub commands: CommandRegistry,
+    /// Problems found while loading the commands (reported by [`Workspace::load`]).
+    command_warnings: Vec<String>,
+}
+
+impl Settings {
+    /// Loads the configuration and the commands for `cwd`.
+    pub fn load(cwd: &Path) -> Result<Self> {
+        let config = ward_config::load(cwd)?;
+        let rules = Arc::new(rules(&config)?);
+        let data_dir = data_dir()?;
+        let global = ward_config::global_config_dir(&|k| std::env::var(k).ok());
+        let (commands, warnings) = CommandRegistry::load(&config.project_root, global.as_deref());
+        Ok(Settings {
+            config,
+            rules,
+            data_dir,
+            global,
+            commands,
+            command_warnings: warnings.iter().map(ToString::to_string).collect(),
+        })
+    }
+
+    /// The agents of built-ins, configuration and markdown files: those of the
+    /// workspace, but for what plugin components declare (their warnings are left
+    /// for [`Workspace::load`] to report).
+    pub fn agents_without_components(&self) -> AgentRegistry {
+        let (agents, _) = AgentRegistry::load(
+            &self.config.config,
+            &self.config.project_root,
+            self.global.as_deref(),
+        );
+        agents
+    }
+}
+
+/// The agent named `name` in `agents` (or the default agent), if it may lead a
+/// session.
+pub fn primary_agent<'a>(agents: &'a AgentRegistry, name: Option<&str>) -> Result<&'a AgentInfo> {
+    let Some(name) = name else {
+        return Ok(agents.default_agent());
+    };
+    let primary: Vec<&str> = agents
+        .list()
+        .filter(|a| a.is_primary() && !a.hidden)
+        .map(|a| a.name.as_str())
+        .collect();
+    match agents.get(name) {
+        Some(agent) if agent.is_primary() => Ok(agent),
+        Some(_) => anyhow::bail!(
+            "agent `{name}` is a subagent: it runs through the task tool; primary agents: {}",
+            primary.join(", ")
+        ),
+        None => anyhow::bail!(
+            "no agent named `{name}`; primary agents: {}",
+            primary.join(", ")
+        ),
     }
 }
 

@@ -7,10 +7,15 @@
 //! message. A subtask command (`subtask: true`, or one whose agent is a subagent) runs
 //! in a child session through the `task` tool, as OpenCode does; the session then gets
 //! the child's report and carries on.
+//!
+//! What the user typed is stored before any of that (the expansion runs tools, which
+//! take time): a command's message holds `/name args` until the template is expanded,
+//! then the expansion — what the model reads, as OpenCode stores it. A subtask keeps
+//! the typed line; the child's report is attached to it.
 
 use serde_json::json;
 use ward_command::{BoxFuture, CommandRegistry};
-use ward_session::Runner;
+use ward_session::{RecordedPrompt, Runner};
 use ward_store::Session;
 
 /// A prompt after command expansion.
@@ -29,8 +34,6 @@ pub struct Subtask {
     pub agent: String,
     /// The task's short description.
     pub description: String,
-    /// What the user typed.
-    pub typed: String,
 }
 
 /// The subagent a subtask runs in when its command names none that exists.
@@ -65,7 +68,6 @@ pub async fn expand(
             .map_or(FALLBACK_SUBAGENT, String::as_str)
             .to_string(),
         description: format!("/{name}"),
-        typed: input.trim().to_string(),
     });
     let shell = |cmd: String| -> BoxFuture<'_, Result<String, String>> {
         let description = format!("/{name} template");
@@ -97,35 +99,51 @@ pub async fn expand(
     })
 }
 
-/// Sends `input` to `session`, expanded first when it is a command; otherwise its
-/// mentions are resolved: `@path` of a file attaches it, `@agent` of a subagent asks
-/// for that subagent.
+/// Stores `input` in `session`, then runs it ([`prompt_recorded`]).
 pub async fn prompt(
     runner: &Runner,
     commands: &Commands,
     session: &Session,
     input: &str,
 ) -> Result<ward_store::AssistantMessage, ward_session::LoopError> {
-    match expand(runner, commands, session, input).await {
+    let recorded = runner.record(session, input)?;
+    prompt_recorded(runner, commands, session, recorded).await
+}
+
+/// Runs a prompt already stored in `session`: expanded first when it is a command;
+/// otherwise its mentions are resolved: `@path` of a file attaches it, `@agent` of a
+/// subagent asks for that subagent.
+pub async fn prompt_recorded(
+    runner: &Runner,
+    commands: &Commands,
+    session: &Session,
+    mut recorded: RecordedPrompt,
+) -> Result<ward_store::AssistantMessage, ward_session::LoopError> {
+    let input = recorded.text().to_string();
+    match expand(runner, commands, session, &input).await {
         Some(Expansion {
             text,
             context,
             subtask: Some(task),
-        }) => run_subtask(runner, session, task, text, context).await,
-        Some(e) => runner.prompt_with(session, &e.text, e.context).await,
+        }) => run_subtask(runner, session, recorded, task, text, context).await,
+        Some(e) => {
+            recorded.replace_text(runner.store.as_ref(), &e.text)?;
+            runner.run_recorded(session, recorded, e.context).await
+        }
         None => {
-            let context = mentioned(runner, commands, session, input).await;
-            runner.prompt_with(session, input, context).await
+            let context = mentioned(runner, commands, session, &input).await;
+            runner.run_recorded(session, recorded, context).await
         }
     }
 }
 
 /// Runs an expanded subtask command in a child session through the `task` tool (so
-/// the session's rules for `task` apply), then gives the session what the user typed
-/// with the child's report.
+/// the session's rules for `task` apply), then runs the session on what the user
+/// typed with the child's report.
 async fn run_subtask(
     runner: &Runner,
     session: &Session,
+    recorded: RecordedPrompt,
     task: Subtask,
     text: String,
     context: Vec<String>,
@@ -149,7 +167,7 @@ async fn run_subtask(
          Summarize the task tool output above and continue with your task.",
         task.agent, task.description
     );
-    runner.prompt_with(session, &task.typed, vec![note]).await
+    runner.run_recorded(session, recorded, vec![note]).await
 }
 
 /// What the `@` mentions of a typed prompt add to it.

@@ -42,7 +42,7 @@ pub use manifest::{
 pub use origin::Origins;
 pub use schema::{
     AgentConfig, AgentMode, CompactionConfig, Config, Cost, MarketplaceConfig, ModelConfig,
-    PluginConfig, ProviderConfig, ProviderKind, SandboxConfig, SandboxMode, SourceConfig,
-    Tokenizer, ToolOutputConfig, deserialize_model_ref,
+    PluginConfig, ProviderConfig, ProviderKind, RetryConfig, SandboxConfig, SandboxMode,
+    SourceConfig, Tokenizer, ToolOutputConfig, deserialize_model_ref,
 };
 pub use warning::Warning;

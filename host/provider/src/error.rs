@@ -78,7 +78,16 @@ pub enum ProviderError {
         /// The provider's explanation.
         message: String,
     },
-    /// The connection failed: DNS, TLS, reset, or a body read error.
+    /// No connection could be made — refused, unreachable, DNS, TLS handshake — so
+    /// nothing of the request was sent. Retrying is safe, but a server that is not
+    /// there rarely comes back within the minutes the usual backoff would wait:
+    /// [`crate::RetryPolicy::connect_budget`] bounds these retries by time.
+    #[error("could not connect: {message}")]
+    Connect {
+        /// What failed and where, e.g. `connection refused by 127.0.0.1:8080`.
+        message: String,
+    },
+    /// The connection failed after it was made: reset, or a body read error.
     #[error("transport error: {message}")]
     Transport {
         /// What failed, with its cause chain.
@@ -131,15 +140,16 @@ fn code_suffix(code: Option<&str>) -> String {
 
 impl ProviderError {
     /// Whether a fresh attempt of the same request may succeed: rate limits,
-    /// overload, server errors, transport failures, idle timeouts and streams
-    /// cut short. Context overflow, auth, quota, invalid requests, unknown
-    /// in-band errors and malformed streams are final.
+    /// overload, server errors, failures to connect, transport failures, idle
+    /// timeouts and streams cut short. Context overflow, auth, quota, invalid
+    /// requests, unknown in-band errors and malformed streams are final.
     pub fn retryable(&self) -> bool {
         matches!(
             self,
             Self::RateLimited { .. }
                 | Self::Overloaded { .. }
                 | Self::Server { .. }
+                | Self::Connect { .. }
                 | Self::Transport { .. }
                 | Self::IdleTimeout { .. }
                 | Self::Incomplete { .. }
@@ -181,9 +191,16 @@ impl ProviderError {
         classify(status, kind.as_deref(), message, None)
     }
 
+    /// Whether no connection could be made ([`ProviderError::Connect`]).
+    pub fn is_connect(&self) -> bool {
+        matches!(self, Self::Connect { .. })
+    }
+
     /// A connection or body-read failure, with its cause chain (reqwest's
-    /// own message alone rarely says what went wrong).
-    pub(crate) fn transport(error: &dyn std::error::Error) -> Self {
+    /// own message alone rarely says what went wrong). A reqwest error of the
+    /// connect phase becomes [`ProviderError::Connect`]: reqwest knows the
+    /// phase, so no message text is matched.
+    pub(crate) fn transport(error: &(dyn std::error::Error + 'static)) -> Self {
         let mut message = error.to_string();
         let mut source = error.source();
         while let Some(cause) = source {
@@ -191,7 +208,12 @@ impl ProviderError {
             message.push_str(&cause.to_string());
             source = cause.source();
         }
-        Self::Transport { message }
+        match error.downcast_ref::<reqwest::Error>() {
+            Some(e) if e.is_connect() => Self::Connect {
+                message: connect_message(e, message),
+            },
+            _ => Self::Transport { message },
+        }
     }
 
     /// An event whose JSON stops short: the stream was cut inside it.
@@ -207,6 +229,40 @@ impl ProviderError {
             message: format!("{what}: {}", snippet(data)),
         }
     }
+}
+
+/// What a person needs from a failure to connect: where, and — when the cause
+/// is an I/O error of a known kind — what happened, in a few words rather than
+/// reqwest's cause chain (`chain`, kept for every other case).
+fn connect_message(error: &reqwest::Error, chain: String) -> String {
+    let Some(place) = error.url().map(|url| {
+        let host = url.host_str().unwrap_or("");
+        match url.port_or_known_default() {
+            Some(port) => format!("{host}:{port}"),
+            None => host.to_string(),
+        }
+    }) else {
+        return chain;
+    };
+    let mut source: Option<&(dyn std::error::Error + 'static)> = Some(error);
+    while let Some(cause) = source {
+        if let Some(io) = cause.downcast_ref::<std::io::Error>() {
+            use std::io::ErrorKind::*;
+            let what = match io.kind() {
+                ConnectionRefused => Some("connection refused by"),
+                ConnectionReset => Some("connection reset by"),
+                TimedOut => Some("timed out connecting to"),
+                HostUnreachable => Some("no route to"),
+                NetworkUnreachable => Some("network unreachable for"),
+                _ => None,
+            };
+            if let Some(what) = what {
+                return format!("{what} {place}");
+            }
+        }
+        source = cause.source();
+    }
+    format!("{place}: {chain}")
 }
 
 /// Phrases providers use for "the prompt is larger than the context window".

@@ -22,7 +22,7 @@ pub(crate) fn with_idle_timeout<S, E>(
 ) -> impl Stream<Item = Result<Bytes, ProviderError>>
 where
     S: Stream<Item = Result<Bytes, E>>,
-    E: std::error::Error,
+    E: std::error::Error + 'static,
 {
     stream::unfold(Some(Box::pin(bytes)), move |state| async move {
         let mut bytes = state?;

@@ -36,7 +36,7 @@ pub use registry::{
     Capabilities, Limits, ModelInfo, ModelRegistry, Origin, Prices, ProviderInfo, RegistryError,
 };
 pub use reqwest::Client;
-pub use retry::{RetryPolicy, retry_after};
+pub use retry::{DEFAULT_CONNECT_BUDGET, Retries, RetryPolicy, retry_after};
 pub use types::{
     AssistantPart, ChatRequest, Event, FinishReason, Message, SystemBlock, ToolCall, ToolResult,
     ToolSpec, Usage, UserPart,

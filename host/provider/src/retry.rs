@@ -7,14 +7,19 @@
 //! caller that executes only completed calls and retries from the same
 //! history stays safe.
 
-use std::time::{Duration, SystemTime};
+use std::time::{Duration, Instant, SystemTime};
 
 use reqwest::header::HeaderMap;
 
 use crate::error::ProviderError;
 
+/// How long retries of a server that cannot be connected to may go on, by default.
+pub const DEFAULT_CONNECT_BUDGET: Duration = Duration::from_secs(20);
+
 /// Retry limits and backoff. The defaults are the spec's: at most 8 attempts,
-/// waiting what the provider asked for, else 2 s · 2^(n-1) capped at 30 s.
+/// waiting what the provider asked for, else 2 s · 2^(n-1) capped at 30 s —
+/// except that failures to connect are given up on after
+/// [`DEFAULT_CONNECT_BUDGET`].
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct RetryPolicy {
     /// Total attempts, the first one included.
@@ -23,6 +28,11 @@ pub struct RetryPolicy {
     pub initial_delay: Duration,
     /// Ceiling of the exponential wait (not of a provider's own hint).
     pub max_delay: Duration,
+    /// How long a run of [`ProviderError::Connect`] failures is retried, measured
+    /// from the start of its first attempt. A local server that is not running
+    /// refuses at once, and eight attempts would otherwise take 2.5 minutes that
+    /// look like a hang; zero means such failures are not retried.
+    pub connect_budget: Duration,
 }
 
 impl Default for RetryPolicy {
@@ -31,7 +41,71 @@ impl Default for RetryPolicy {
             max_attempts: 8,
             initial_delay: Duration::from_secs(2),
             max_delay: Duration::from_secs(30),
+            connect_budget: DEFAULT_CONNECT_BUDGET,
         }
+    }
+}
+
+/// The retries of one model call: which attempt this is, and since when
+/// connecting has been failing — what [`RetryPolicy`] needs beyond the error to
+/// decide. Times are passed in, so the decision is testable without waiting.
+#[derive(Debug, Clone)]
+pub struct Retries {
+    policy: RetryPolicy,
+    /// Attempts started so far.
+    attempt: u32,
+    /// When the latest attempt started.
+    started: Option<Instant>,
+    /// When the first attempt of the current run of connect failures started.
+    connecting_since: Option<Instant>,
+}
+
+impl Retries {
+    /// No attempt made yet.
+    pub fn new(policy: RetryPolicy) -> Self {
+        Self {
+            policy,
+            attempt: 0,
+            started: None,
+            connecting_since: None,
+        }
+    }
+
+    /// Notes that an attempt starts at `now`.
+    pub fn begin(&mut self, now: Instant) {
+        self.attempt += 1;
+        self.started = Some(now);
+    }
+
+    /// The latest attempt's number, from 1.
+    pub fn attempt(&self) -> u32 {
+        self.attempt
+    }
+
+    /// The attempt limit.
+    pub fn max_attempts(&self) -> u32 {
+        self.policy.max_attempts
+    }
+
+    /// How long to wait before the next attempt, the latest one having failed
+    /// with `error` at `now`; `None` to give up. Failures to connect are retried
+    /// only while the time since their run began (waits and attempts alike) is
+    /// within [`RetryPolicy::connect_budget`], the last wait shortened to end
+    /// on it; any other error ends such a run.
+    pub fn failed(&mut self, error: &ProviderError, now: Instant) -> Option<Duration> {
+        let wait = self.policy.delay(self.attempt, error)?;
+        if !error.is_connect() {
+            self.connecting_since = None;
+            return Some(wait);
+        }
+        let since = *self
+            .connecting_since
+            .get_or_insert(self.started.unwrap_or(now));
+        let left = self
+            .policy
+            .connect_budget
+            .saturating_sub(now.saturating_duration_since(since));
+        (!left.is_zero()).then(|| wait.min(left))
     }
 }
 
@@ -141,6 +215,97 @@ mod tests {
             message: "too long".into(),
         };
         assert_eq!(RetryPolicy::default().delay(1, &overflow), None);
+    }
+
+    fn refused() -> ProviderError {
+        ProviderError::Connect {
+            message: "connection refused by 127.0.0.1:9".into(),
+        }
+    }
+
+    /// Runs attempts that each fail with `errors[i]` after `took`, waiting what
+    /// [`Retries::failed`] says; returns the waits and the elapsed time when it
+    /// gave up (or ran out of errors).
+    fn simulate(
+        policy: RetryPolicy,
+        errors: &[ProviderError],
+        took: Duration,
+    ) -> (Vec<Duration>, Duration) {
+        let start = Instant::now();
+        let mut now = start;
+        let mut retries = Retries::new(policy);
+        let mut waits = Vec::new();
+        for error in errors {
+            retries.begin(now);
+            now += took;
+            match retries.failed(error, now) {
+                Some(wait) => {
+                    waits.push(wait);
+                    now += wait;
+                }
+                None => break,
+            }
+        }
+        (waits, now - start)
+    }
+
+    #[test]
+    fn refused_connections_stop_at_the_time_budget() {
+        let policy = RetryPolicy::default();
+        let (waits, elapsed) = simulate(policy, &vec![refused(); 8], Duration::ZERO);
+        let secs: Vec<u64> = waits.iter().map(Duration::as_secs).collect();
+        // 2 + 4 + 8 and the rest of the 20 s: 6, instead of 2.5 minutes.
+        assert_eq!(secs, [2, 4, 8, 6]);
+        assert_eq!(elapsed, DEFAULT_CONNECT_BUDGET);
+        assert!(DEFAULT_CONNECT_BUDGET <= Duration::from_secs(20));
+    }
+
+    #[test]
+    fn the_budget_counts_the_attempts_time_too() {
+        // A connect attempt that takes 1 s (a slow DNS, a dropped SYN) spends the
+        // budget as much as the waits do.
+        let policy = RetryPolicy {
+            connect_budget: Duration::from_secs(3),
+            ..RetryPolicy::default()
+        };
+        let (waits, elapsed) = simulate(policy, &vec![refused(); 8], Duration::from_secs(1));
+        assert_eq!(waits, [Duration::from_secs(2)]);
+        assert_eq!(
+            elapsed,
+            Duration::from_secs(4),
+            "the 3 s budget, then the attempt"
+        );
+        let none = RetryPolicy {
+            connect_budget: Duration::ZERO,
+            ..policy
+        };
+        assert!(simulate(none, &[refused()], Duration::ZERO).0.is_empty());
+    }
+
+    #[test]
+    fn other_errors_keep_the_attempt_limit_and_end_a_connect_run() {
+        let policy = RetryPolicy {
+            connect_budget: Duration::from_secs(3),
+            ..RetryPolicy::default()
+        };
+        let (waits, _) = simulate(policy, &vec![server_error(None); 8], Duration::ZERO);
+        assert_eq!(waits.len(), 7, "8 attempts, whatever the connect budget");
+        // Refused for 2 s, a 503 (the server is up again), then refused again: the
+        // second run of refusals gets a budget of its own.
+        let errors = [refused(), server_error(None), refused(), refused()];
+        let (waits, _) = simulate(policy, &errors, Duration::ZERO);
+        let secs: Vec<u64> = waits.iter().map(Duration::as_secs).collect();
+        assert_eq!(secs, [2, 4, 3]);
+    }
+
+    #[test]
+    fn the_attempt_limit_still_applies_to_connect_failures() {
+        let policy = RetryPolicy {
+            max_attempts: 2,
+            ..RetryPolicy::default()
+        };
+        let (waits, _) = simulate(policy, &vec![refused(); 8], Duration::ZERO);
+        assert_eq!(waits, [Duration::from_secs(2)]);
     }
 
     #[test]

@@ -162,7 +162,7 @@ async fn json_error_with_status_200_is_classified() {
 }
 
 #[tokio::test]
-async fn connection_refused_is_a_retryable_transport_error() {
+async fn connection_refused_is_a_retryable_connect_error() {
     let listener = std::net::TcpListener::bind("127.0.0.1:0").expect("bind");
     let addr = listener.local_addr().expect("addr");
     drop(listener);
@@ -176,9 +176,10 @@ async fn connection_refused_is_a_retryable_transport_error() {
     .collect()
     .await;
     let error = error(&events);
-    assert!(
-        matches!(error, ProviderError::Transport { .. }) && error.retryable(),
-        "{error:?}"
+    assert!(error.is_connect() && error.retryable(), "{error:?}");
+    assert_eq!(
+        error.to_string(),
+        format!("could not connect: connection refused by {addr}")
     );
 }
 

@@ -1,9 +1,10 @@
-//! The loop for one session: a prompt persists the user's message, then either starts
-//! the session's loop or joins the one already running (one loop per session, SPEC
-//! §4). The loop steps until the model finishes for a reason other than tool calls,
-//! the step limit is reached, an error ends it, or [`Runner::abort`] cancels it — which
-//! drops the model stream and any running tool (killing its processes) and closes the
-//! assistant message as aborted.
+//! The loop for one session: a prompt persists the user's message (or takes one
+//! already stored, see [`crate::record`]), then either starts the session's loop or
+//! joins the one already running (one loop per session, SPEC §4). The loop steps
+//! until the model finishes for a reason other than tool calls, the step limit is
+//! reached, an error ends it, or [`Runner::abort`] cancels it — which drops the model
+//! stream and any running tool (killing its processes) and closes the assistant
+//! message as aborted.
 
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
@@ -21,6 +22,7 @@ use ward_store::{
 use crate::active::{ActiveLoops, Entry, Lease, SharedOutcome};
 use crate::budget::{ContextPolicy, Tally};
 use crate::history::History;
+use crate::record::{Addressee, RecordedPrompt};
 use crate::tools::ToolBox;
 
 /// The error of a tool call that was running when its loop was aborted.
@@ -184,22 +186,43 @@ impl Runner {
         text: &str,
         context: Vec<String>,
     ) -> Result<AssistantMessage, LoopError> {
-        let model = ModelRef::new(&self.model.provider, &self.model.model);
-        let mut user = UserMessage::new(&session.id, &self.agent, model);
-        user.system = self.user_system.clone();
-        self.store.put_message(&MessageInfo::User(user.clone()))?;
-        let typed = Part::new(
+        let recorded = self.record(session, text)?;
+        self.run_recorded(session, recorded, context).await
+    }
+
+    /// Who this runner's prompts are for: its agent, its model, its system text.
+    pub fn addressee(&self) -> Addressee {
+        Addressee {
+            agent: self.agent.clone(),
+            model: ModelRef::new(&self.model.provider, &self.model.model),
+            system: self.user_system.clone(),
+        }
+    }
+
+    /// Stores `text` as a prompt to this runner in `session`, without running it.
+    pub fn record(&self, session: &Session, text: &str) -> Result<RecordedPrompt, LoopError> {
+        Ok(RecordedPrompt::store(
+            self.store.as_ref(),
             &session.id,
-            &user.id,
-            PartKind::Text(TextPart {
-                text: text.to_string(),
-                ..TextPart::default()
-            }),
-        );
-        self.store.put_part(&typed)?;
+            self.addressee(),
+            text,
+        )?)
+    }
+
+    /// [`Runner::prompt_with`] for a prompt already stored (by [`Runner::record`], or
+    /// by a front end before this runner was ready): the message is addressed to this
+    /// runner if it was stored for another agent or model, then the loop runs on it.
+    pub async fn run_recorded(
+        &self,
+        session: &Session,
+        mut recorded: RecordedPrompt,
+        context: Vec<String>,
+    ) -> Result<AssistantMessage, LoopError> {
+        recorded.address(self.store.as_ref(), self.addressee())?;
+        let (user, typed) = (recorded.message(), recorded.typed());
         // `chat.message` hooks may add context to what the user typed, as parts of
         // its own marked synthetic (never rewriting the user's words).
-        let message = serde_json::json!({ "info": &user, "parts": [&typed] }).to_string();
+        let message = serde_json::json!({ "info": user, "parts": [typed] }).to_string();
         let scope = self.session_scope(session);
         let hooked = self.tools.host().chat_message(&message, &scope).await;
         for extra in context.into_iter().chain(hooked) {
@@ -228,7 +251,7 @@ impl Runner {
                     current: None,
                     tally: Tally::new(self.model.counter),
                 };
-                self.drive(session, &user, state).await
+                self.drive(session, user, state).await
             }
         }
     }

@@ -1,12 +1,12 @@
 //! The steps of one loop: load the history, call the model with retries, run the tool
 //! calls it made, record the step — until the model is done.
 
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use serde_json::Value;
 use ward_plugin::SamplingParams;
 use ward_provider::{
-    ChatRequest, FinishReason, Message as Wire, ProviderError, SystemBlock, UserPart,
+    ChatRequest, FinishReason, Message as Wire, ProviderError, Retries, SystemBlock, UserPart,
 };
 use ward_store::{
     AssistantMessage, CacheTokens, MessageError, MessageInfo, Part, PartKind, RetryTime, Session,
@@ -18,6 +18,9 @@ use crate::history::to_wire;
 use crate::reminders::MAX_STEPS;
 use crate::runner::{LoopError, LoopState, Runner, finish_reason, now};
 use crate::step::{self, StepTarget};
+
+/// The longest wait before a retry, whatever the provider asked for.
+const MAX_WAIT: Duration = Duration::from_secs(60);
 
 impl Runner {
     /// Steps until the model is done (or the step limit, a plain rejection or an error
@@ -253,8 +256,9 @@ impl Runner {
             session_id: &session.id,
             message_id: &assistant.id,
         };
-        let mut attempt = 1u32;
+        let mut retries = Retries::new(self.retry);
         loop {
+            retries.begin(Instant::now());
             match step::run(
                 &self.client,
                 self.model.protocol,
@@ -270,30 +274,34 @@ impl Runner {
                     for part in written {
                         let _ = self.store.remove_part(&session.id, &assistant.id, &part);
                     }
-                    let delay = match self.retry.delay(attempt, &error) {
-                        Some(d) if attempt < self.retry.max_attempts => d,
-                        _ => return Err(error),
+                    let Some(delay) = retries.failed(&error, Instant::now()) else {
+                        return Err(error);
                     };
+                    // A provider's hint beyond a minute is not waited out in full.
+                    let delay = delay.min(MAX_WAIT);
                     let _ = self.store.put_part(&Part::new(
                         &session.id,
                         &assistant.id,
                         PartKind::Retry {
-                            attempt,
+                            attempt: retries.attempt(),
                             error: MessageError::new("ProviderError", error.to_string()),
                             time: RetryTime { created: now() },
                         },
                     ));
+                    // Every frontend shows this, so a person can tell a retry from a hang.
+                    let delay_ms = u64::try_from(delay.as_millis()).unwrap_or(u64::MAX);
                     self.status(
                         session,
                         SessionStatus::Retry {
-                            attempt,
-                            next: now() + delay.as_millis() as i64,
+                            attempt: retries.attempt() + 1,
+                            max: retries.max_attempts(),
+                            delay_ms,
+                            next: now().saturating_add(i64::try_from(delay_ms).unwrap_or(i64::MAX)),
                             message: error.to_string(),
                         },
                     );
-                    tokio::time::sleep(delay.min(Duration::from_secs(60))).await;
+                    tokio::time::sleep(delay).await;
                     self.status(session, SessionStatus::Busy);
-                    attempt += 1;
                 }
             }
         }

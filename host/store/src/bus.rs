@@ -25,10 +25,18 @@ pub enum SessionStatus {
     Idle,
     /// The loop is running.
     Busy,
-    /// A model call failed and will be retried.
+    /// A model call failed and will be retried: what a person needs to tell a
+    /// retry from a hang (which attempt, of how many, how long until it).
     Retry {
         /// The attempt about to be made, from 2.
         attempt: u32,
+        /// The most attempts the call gets (fewer when the server cannot be
+        /// reached: those retries are bounded by time).
+        #[serde(default)]
+        max: u32,
+        /// How long the loop waits before the attempt, in milliseconds.
+        #[serde(default)]
+        delay_ms: u64,
         /// Why the previous attempt failed.
         message: String,
         /// When the next attempt starts, in Unix milliseconds.
@@ -203,6 +211,8 @@ mod tests {
             session_id: "ses_1".into(),
             status: SessionStatus::Retry {
                 attempt: 2,
+                max: 8,
+                delay_ms: 2000,
                 message: "overloaded".into(),
                 next: 5,
             },
@@ -210,6 +220,8 @@ mod tests {
         let json = serde_json::to_value(&status).expect("serialises");
         assert_eq!(json["type"], "session.status");
         assert_eq!(json["properties"]["status"]["type"], "retry");
+        assert_eq!(json["properties"]["status"]["max"], 8);
+        assert_eq!(json["properties"]["status"]["delay_ms"], 2000);
     }
 
     #[test]

@@ -11,4 +11,4 @@ mod output;
 
 pub use inert::{inert, inert_line};
 pub use json::json_line;
-pub use output::{InertStderr, Stream, write};
+pub use output::{InertStderr, Stream, is_terminal, rewrite_line, write};

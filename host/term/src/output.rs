@@ -35,6 +35,28 @@ pub fn write(stream: Stream, args: fmt::Arguments<'_>) {
     };
 }
 
+/// Whether `stream` is a terminal (where a line may be rewritten in place) rather
+/// than a pipe or a file.
+pub fn is_terminal(stream: Stream) -> bool {
+    use std::io::IsTerminal;
+    match stream {
+        Stream::Stdout => io::stdout().is_terminal(),
+        Stream::Stderr => io::stderr().is_terminal(),
+    }
+}
+
+/// Replaces the line the cursor is on, on `stream`, with `args` rendered inert on
+/// one line, leaving the cursor at its end: a status that changes in place, such as
+/// a countdown. Ward's own carriage return and erase-line sequence are written
+/// around the inert text; for a terminal only (a pipe would keep every version).
+pub fn rewrite_line(stream: Stream, args: fmt::Arguments<'_>) {
+    let line = format!("\r\x1b[2K{}", crate::inert_line(&args.to_string()));
+    let _ = match stream {
+        Stream::Stdout => write_all(&mut io::stdout().lock(), &line),
+        Stream::Stderr => write_all(&mut io::stderr().lock(), &line),
+    };
+}
+
 fn write_all(out: &mut impl Write, text: &str) -> io::Result<()> {
     out.write_all(text.as_bytes())?;
     out.flush()

@@ -18,6 +18,8 @@
 //! grant = ["fs-read", "net:https://api.example.com"]
 //! [compaction]
 //! threshold = 0.9
+//! [retry]
+//! connect_seconds = 5
 //! [[marketplace.sources]]
 //! name = "team"
 //! url = "https://plugins.example.com/index.json"
@@ -27,6 +29,7 @@ mod agent;
 mod check;
 mod marketplace;
 mod provider;
+mod retry;
 mod sandbox;
 
 use std::collections::BTreeMap;
@@ -38,6 +41,7 @@ pub use agent::{AgentConfig, AgentMode};
 pub use check::model_ref as deserialize_model_ref;
 pub use marketplace::{MarketplaceConfig, SourceConfig};
 pub use provider::{Cost, ModelConfig, ProviderConfig, ProviderKind, Tokenizer};
+pub use retry::RetryConfig;
 pub use sandbox::{SandboxConfig, SandboxMode};
 
 #[cfg(test)]
@@ -82,6 +86,8 @@ pub struct Config {
     pub marketplace: MarketplaceConfig,
     /// How the `bash` tool's commands are confined.
     pub sandbox: SandboxConfig,
+    /// How failed model calls are retried.
+    pub retry: RetryConfig,
 }
 
 /// `[plugins.NAME]`: what a person allows one plugin to do.

@@ -44,6 +44,8 @@ threshold = 0.9
 [tool_output]
 max_lines = 100
 max_bytes = 2048
+[retry]
+connect_seconds = 5
 [agent.review]
 description = "Reviews code"
 mode = "subagent"
@@ -93,6 +95,7 @@ fn the_documented_example_parses() {
     assert_eq!(config.compaction.threshold, Some(0.9));
     assert!(!config.compaction.auto);
     assert_eq!(config.tool_output.max_lines, 100);
+    assert_eq!(config.retry.connect_seconds, Some(5));
     let review = &config.agent["review"];
     assert_eq!(review.mode, Some(AgentMode::Subagent));
     assert_eq!(review.steps, Some(5));
@@ -121,7 +124,7 @@ fn unknown_top_level_key() {
         err("model = \"a/b\"\n\npermisions = 1\n"),
         "ward.toml:3:1: unknown key `permisions` in the top level (expected one of: model, \
          small_model, default_agent, instructions, plugin_paths, provider, permission, plugins, \
-         compaction, tool_output, agent, marketplace, sandbox)"
+         compaction, tool_output, agent, marketplace, sandbox, retry)"
     );
 }
 
