@@ -339,23 +339,6 @@ fn models_lists_limits_and_prices_and_marks_what_config_changed() {
     assert_eq!(err.trim().lines().count(), 1, "one line: {err}");
 }
 
-/// Compiled artifacts in a cache directory.
-fn compiled_in(cache: &std::path::Path) -> Vec<String> {
-    let mut found = Vec::new();
-    let mut dirs = vec![cache.to_path_buf()];
-    while let Some(dir) = dirs.pop() {
-        for entry in std::fs::read_dir(&dir).into_iter().flatten().flatten() {
-            let path = entry.path();
-            if path.is_dir() {
-                dirs.push(path);
-            } else if path.extension().is_some_and(|e| e == "cwasm") {
-                found.push(path.display().to_string());
-            }
-        }
-    }
-    found
-}
-
 #[test]
 fn the_first_run_of_the_standard_tools_compiles_nothing() {
     let p = Project::new("first-run");
@@ -376,12 +359,27 @@ fn the_first_run_of_the_standard_tools_compiles_nothing() {
         String::from_utf8_lossy(&out.stdout).into_owned()
     };
     let start = std::time::Instant::now();
+    let listed = run(&["tool", "list"]);
+    assert!(
+        listed.contains("read") && listed.contains("bash"),
+        "{listed}"
+    );
+    // What the standard plugins declare came with the binary: listing them loaded no
+    // component, so nothing was learned to cache (a load would cache their tool lists).
+    let entries: Vec<String> = std::fs::read_dir(&cache)
+        .into_iter()
+        .flatten()
+        .flatten()
+        .map(|e| e.file_name().to_string_lossy().into_owned())
+        .filter(|name| name != ".key")
+        .collect();
+    assert_eq!(entries, Vec::<String>::new());
     let out = run(&["tool", "call", "read", r#"{"filePath":"a.txt"}"#]);
     assert!(out.contains("hello"), "{out}");
     run(&["tool", "call", "grep", r#"{"pattern":"hell"}"#]);
     // The tools came precompiled inside the binary: nothing was compiled into the cache
     // (a compile would have written its artifact there) ...
-    assert_eq!(compiled_in(&cache), Vec::<String>::new());
+    assert_eq!(ward_tests::compiled_in(&cache), Vec::<String>::new());
     // ... and no compile took its seconds (a debug build, on a loaded machine).
     assert!(
         start.elapsed() < std::time::Duration::from_secs(2),

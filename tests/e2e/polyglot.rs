@@ -54,6 +54,52 @@ fn javascript_word_count_runs_through_tool_call() {
     assert_eq!(v["metadata"]["words"], 2);
 }
 
+/// `ward plugin build` compiles the component into the cache sessions use, so the first
+/// call of a freshly built JavaScript plugin (about 12 MB of Wasm, seconds to compile)
+/// loads compiled code and compiles nothing.
+#[test]
+fn a_built_javascript_plugin_compiles_nothing_at_its_first_call() {
+    let b = ward_tests::polyglot::built(WORD_COUNT);
+    let from_build = ward_tests::compiled_in(&b.cache);
+    assert_eq!(
+        from_build.len(),
+        1,
+        "the build compiled the plugin: {from_build:?}"
+    );
+    let p = Project::new("js-precompiled");
+    p.install_built_plugin(WORD_COUNT);
+    let cache = p.data.join("cache-from-build");
+    ward_tests::polyglot::copy_tree(&b.cache, &cache);
+    let stamped = |cache: &std::path::Path| -> Vec<(String, std::time::SystemTime)> {
+        ward_tests::compiled_in(cache)
+            .into_iter()
+            .map(|f| {
+                let at = std::fs::metadata(&f).and_then(|m| m.modified());
+                (f, at.expect("artifact time"))
+            })
+            .collect()
+    };
+    let compiled = stamped(&cache);
+    let start = std::time::Instant::now();
+    let out = p
+        .ward()
+        .env("WARD_CACHE_DIR", &cache)
+        .args(["tool", "call", "--yes", "word_count", r#"{"text": "a b"}"#])
+        .output()
+        .expect("run ward tool call");
+    let took = start.elapsed();
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        out.status.success(),
+        "{text}{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert_eq!(text.trim(), "1 lines, 2 words, 3 characters");
+    // A compile would have written a second artifact (or rewritten this one).
+    assert_eq!(stamped(&cache), compiled);
+    assert!(took < std::time::Duration::from_secs(3), "{took:?}");
+}
+
 #[test]
 fn python_slugify_runs_through_tool_call() {
     let p = Project::new("py-tool");

@@ -228,3 +228,21 @@ pub fn test_plugin(name: &str) -> (&'static str, &'static str, &'static str) {
         .find(|(n, _, _)| *n == name)
         .unwrap_or_else(|| panic!("no test plugin `{name}`"))
 }
+
+/// The compiled artifacts (`.cwasm`) in a component cache directory, sorted.
+pub fn compiled_in(cache: &std::path::Path) -> Vec<String> {
+    let mut found = Vec::new();
+    let mut dirs = vec![cache.to_path_buf()];
+    while let Some(dir) = dirs.pop() {
+        for entry in std::fs::read_dir(&dir).into_iter().flatten().flatten() {
+            let path = entry.path();
+            if path.is_dir() {
+                dirs.push(path);
+            } else if path.extension().is_some_and(|e| e == "cwasm") {
+                found.push(path.display().to_string());
+            }
+        }
+    }
+    found.sort();
+    found
+}

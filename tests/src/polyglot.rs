@@ -28,6 +28,9 @@ pub struct Built {
     pub name: String,
     /// Wall time of `ward plugin build`.
     pub took: Duration,
+    /// The component cache `ward plugin build` compiled the plugin into (its own, so a
+    /// test can tell what the build compiled).
+    pub cache: PathBuf,
 }
 
 /// Builds the plugin whose sources are at `src` (relative to the repository root) with
@@ -56,10 +59,13 @@ pub fn built(src: &str) -> Built {
     let _ = std::fs::remove_dir_all(&dir);
     copy_dir(&from, &dir);
     let root = repo_root();
+    let cache = dir.with_extension("cache");
+    let _ = std::fs::remove_dir_all(&cache);
     let start = Instant::now();
     let out = Command::new(&bin)
         .args(["plugin", "build"])
         .arg(&dir)
+        .env("WARD_CACHE_DIR", &cache)
         .env(
             "WARD_COMPONENTIZE_JS",
             root.join("sdk/js/node_modules/@bytecodealliance/componentize-js/src/cli.js"),
@@ -87,9 +93,28 @@ pub fn built(src: &str) -> Built {
         })
         .unwrap_or(name);
     eprintln!("built {src} in {:.1} s", took.as_secs_f64());
-    let b = Built { dir, name, took };
+    let b = Built {
+        dir,
+        name,
+        took,
+        cache,
+    };
     done.insert(src.to_string(), b.clone());
     b
+}
+
+/// Copies a directory tree.
+pub fn copy_tree(from: &Path, to: &Path) {
+    std::fs::create_dir_all(to).expect("create copy");
+    for entry in std::fs::read_dir(from).expect("read directory") {
+        let entry = entry.expect("entry");
+        let path = entry.path();
+        if entry.file_type().expect("file type").is_dir() {
+            copy_tree(&path, &to.join(entry.file_name()));
+        } else {
+            std::fs::copy(&path, to.join(entry.file_name())).expect("copy file");
+        }
+    }
 }
 
 /// Copies a plugin's sources (not its built components).

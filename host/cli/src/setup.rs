@@ -16,7 +16,7 @@ use ward_config::LoadedConfig;
 use ward_permission::{ApprovalStore, PermissionEngine, PermissionEvent, Ruleset};
 use ward_plugin::discovery::{Discovered, Origin, PluginSource, discover};
 use ward_plugin::{DeclaredAgent, HostOptions, PluginHost};
-use ward_prompt::{PromptInputs, SystemPrompt};
+use ward_prompt::{EnvironmentAhead, PromptInputs, SystemPrompt};
 use ward_session::skill_tool::SkillTool;
 use ward_session::truncate::{KEEP_SAVED, OutputPolicy, SWEEP_EVERY, sweep};
 use ward_session::{ContextPolicy, ModelSetup, PluginAskHook, ToolBox};
@@ -41,6 +41,9 @@ pub struct Workspace {
     pub agents: AgentRegistry,
     /// The commands: built-in and from markdown files.
     pub commands: CommandRegistry,
+    /// The environment block (git status, file tree) being computed while the rest
+    /// starts, for the first system prompt; set by the commands that run the loop.
+    pub environment_ahead: Option<Arc<EnvironmentAhead>>,
 }
 
 impl Workspace {
@@ -128,6 +131,7 @@ impl Workspace {
         inputs.agent_prompt = agent.prompt.clone();
         inputs.instructions = self.config.config.instructions.clone();
         inputs.skills = summaries(&self.skills.visible(rules));
+        inputs.environment_ahead = self.environment_ahead.clone();
         SystemPrompt::new(inputs)
     }
 
@@ -167,13 +171,7 @@ impl Workspace {
         } = found;
         let options = HostOptions {
             project: config.project_root.clone(),
-            // WARD_CACHE_DIR lets several data directories share one compiled cache
-            // (entries are keyed by content and sealed, so sharing is safe).
-            cache_dir: Some(
-                std::env::var_os("WARD_CACHE_DIR")
-                    .map(PathBuf::from)
-                    .unwrap_or_else(|| data_dir.join("cache/components")),
-            ),
+            cache_dir: Some(component_cache_dir(&data_dir)),
             audit_log: Some(data_dir.join("audit.log")),
             grants: grants(&config, &plugins, &mut errors),
             disabled: config
@@ -223,6 +221,7 @@ impl Workspace {
             host,
             rules,
             tool_output_dir: data_dir.join("tool-output"),
+            environment_ahead: None,
         })
     }
 
@@ -434,4 +433,13 @@ pub fn data_dir() -> Result<PathBuf> {
     }
     let home = std::env::var_os("HOME").context("neither WARD_DATA_DIR nor HOME is set")?;
     Ok(PathBuf::from(home).join(".local/share/ward"))
+}
+
+/// The compiled-component cache: `$WARD_CACHE_DIR`, else `cache/components` in the data
+/// directory. WARD_CACHE_DIR lets several data directories share one cache (entries are
+/// keyed by content and sealed, so sharing is safe).
+pub fn component_cache_dir(data_dir: &Path) -> PathBuf {
+    std::env::var_os("WARD_CACHE_DIR")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| data_dir.join("cache/components"))
 }

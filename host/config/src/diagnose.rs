@@ -42,6 +42,13 @@ impl<'a> Source<'a> {
         Located::from_offset(self.file, self.original, offset)
     }
 
+    /// [`Source::locate`] given the original text's newlines (see
+    /// [`crate::error::newlines`]), for locating many offsets.
+    pub(crate) fn locate_in(&self, newlines: &[usize], offset: usize) -> Located {
+        let offset = self.map.map_or(offset, |map| map.original_offset(offset));
+        Located::from_offset_in(self.file, self.original, newlines, offset)
+    }
+
     /// Parses the text into a table, reporting syntax errors.
     pub(crate) fn parse_table(&self) -> Result<toml::Table, ConfigError> {
         toml::from_str(self.text).map_err(|err| self.error(&err))

@@ -26,18 +26,40 @@ impl Located {
     /// Offsets past the end (toml reports end-of-input errors there) are
     /// clamped to the end of the text.
     pub fn from_offset(file: &Path, text: &str, offset: usize) -> Self {
+        Self::from_offset_in(file, text, &newlines(text), offset)
+    }
+
+    /// [`Located::from_offset`] given `text`'s [`newlines`], so locating many offsets
+    /// in one text (every key of a file) reads it once, not once per key.
+    pub(crate) fn from_offset_in(
+        file: &Path,
+        text: &str,
+        newlines: &[usize],
+        offset: usize,
+    ) -> Self {
         let mut offset = offset.min(text.len());
         while !text.is_char_boundary(offset) {
             offset -= 1;
         }
-        let before = &text[..offset];
-        let line_start = before.rfind('\n').map_or(0, |nl| nl + 1);
+        let line = newlines.partition_point(|&nl| nl < offset);
+        let line_start = match line {
+            0 => 0,
+            n => newlines[n - 1] + 1,
+        };
         Self {
             file: file.to_path_buf(),
-            line: before.matches('\n').count() + 1,
-            column: before[line_start..].chars().count() + 1,
+            line: line + 1,
+            column: text[line_start..offset].chars().count() + 1,
         }
     }
+}
+
+/// The byte offsets of the newlines in `text`.
+pub(crate) fn newlines(text: &str) -> Vec<usize> {
+    text.bytes()
+        .enumerate()
+        .filter_map(|(i, b)| (b == b'\n').then_some(i))
+        .collect()
 }
 
 impl fmt::Display for Located {

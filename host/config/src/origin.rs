@@ -38,7 +38,9 @@ impl Origins {
         // The layer was parsed successfully just before, so this cannot fail;
         // if it somehow did, errors would merely lack a location.
         if let Ok(doc) = DeTable::parse(source.text) {
-            walk(doc.get_ref(), &mut Vec::new(), source, &mut self.keys);
+            let newlines = crate::error::newlines(source.original);
+            let at = |offset| source.locate_in(&newlines, offset);
+            walk(doc.get_ref(), &mut Vec::new(), &at, &mut self.keys);
         }
     }
 }
@@ -46,14 +48,14 @@ impl Origins {
 fn walk(
     table: &DeTable<'_>,
     path: &mut Vec<String>,
-    source: &Source<'_>,
+    at: &dyn Fn(usize) -> Located,
     keys: &mut BTreeMap<Vec<String>, Located>,
 ) {
     for (key, value) in table.iter() {
         path.push(key.get_ref().to_string());
-        keys.insert(path.clone(), source.locate(key.span().start));
+        keys.insert(path.clone(), at(key.span().start));
         if let DeValue::Table(inner) = value.get_ref() {
-            walk(inner, path, source, keys);
+            walk(inner, path, at, keys);
         }
         path.pop();
     }

@@ -44,6 +44,13 @@ pub struct Builtin {
     /// The component compiled when `ward` was built, with the same engine settings
     /// ([`ward_engine_config`]); empty when it was not.
     pub precompiled: &'static [u8],
+    /// The component's SHA-256, lowercase hex, computed when `ward` was built; empty
+    /// when it was not (then it is computed from the bytes).
+    pub sha256: &'static str,
+    /// What the component declares (its tools, hooks, agents and skills), asked of it
+    /// when `ward` was built, as a JSON object with a section per kind; empty when it
+    /// was not (then it is asked at run time, as of any plugin).
+    pub declared: &'static str,
 }
 
 /// Where a plugin's component bytes are.
@@ -55,6 +62,10 @@ pub enum ComponentBytes {
         component: &'static [u8],
         /// It compiled at build time (empty: not).
         precompiled: &'static [u8],
+        /// Its SHA-256 (empty: not computed at build time).
+        sha256: &'static str,
+        /// Its declarations as JSON (empty: not asked at build time).
+        declared: &'static str,
     },
     /// In a file.
     File(PathBuf),
@@ -66,6 +77,23 @@ impl ComponentBytes {
         match self {
             ComponentBytes::Embedded { component, .. } => Ok(std::borrow::Cow::Borrowed(component)),
             ComponentBytes::File(p) => std::fs::read(p).map(std::borrow::Cow::Owned),
+        }
+    }
+
+    /// The SHA-256 computed when `ward` was built, for an embedded component: bytes
+    /// inside the binary are trusted as the binary is, so they are not hashed again.
+    pub fn embedded_sha256(&self) -> Option<&'static str> {
+        match self {
+            ComponentBytes::Embedded { sha256, .. } if !sha256.is_empty() => Some(sha256),
+            _ => None,
+        }
+    }
+
+    /// The declarations asked of an embedded component when `ward` was built.
+    pub fn embedded_declarations(&self) -> Option<&'static str> {
+        match self {
+            ComponentBytes::Embedded { declared, .. } if !declared.is_empty() => Some(declared),
+            _ => None,
         }
     }
 }
@@ -134,6 +162,8 @@ pub fn discover(builtins: &[Builtin], search: &[(Origin, PathBuf)]) -> Discovere
                         component: ComponentBytes::Embedded {
                             component: b.component,
                             precompiled: b.precompiled,
+                            sha256: b.sha256,
+                            declared: b.declared,
                         },
                     },
                 );

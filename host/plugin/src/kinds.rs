@@ -69,7 +69,7 @@ impl PluginHost {
         if !plugin.is(Kind::Agent) {
             return Ok(Vec::new());
         }
-        if let Some(agents) = self.cache.as_ref().and_then(|c| meta::agents(c, plugin)) {
+        if let Some(agents) = meta::agents(self.cache.as_ref(), plugin) {
             return Ok(agents);
         }
         Ok(self.load(plugin).await?.agents.clone())
@@ -80,7 +80,7 @@ impl PluginHost {
         if !plugin.is(Kind::Skill) {
             return Ok(Vec::new());
         }
-        if let Some(skills) = self.cache.as_ref().and_then(|c| meta::skills(c, plugin)) {
+        if let Some(skills) = meta::skills(self.cache.as_ref(), plugin) {
             return Ok(skills);
         }
         Ok(self.load(plugin).await?.skills.clone())

@@ -55,6 +55,13 @@ impl PluginHost {
         })
     }
 
+    /// Compiles `plugin` (into the cache, when the host has one) and asks it what it
+    /// declares, as its first use would: done when a plugin is built or installed, so
+    /// that cost is not paid on the model's clock.
+    pub async fn prepare(&self, plugin: &Plugin) -> Result<(), CallError> {
+        self.load(plugin).await.map(|_| ())
+    }
+
     async fn compile(&self, plugin: &Plugin) -> Result<Loaded, String> {
         let name = plugin.name();
         let bytes = plugin
@@ -62,16 +69,12 @@ impl PluginHost {
             .component
             .load()
             .map_err(|e| format!("cannot read its component: {e}"))?;
-        let sha = sha256_hex(&bytes);
-        if let Some(expected) = &plugin.source.manifest.sha256
-            && !expected.eq_ignore_ascii_case(&sha)
-        {
-            return Err(format!(
-                "{}: component `{}` has sha256 {sha}, but the manifest says {expected}",
-                plugin.source.manifest_path.display(),
-                plugin.source.manifest.component
-            ));
-        }
+        // Bytes inside the binary were hashed when it was built, and are trusted as the
+        // binary is; a file is hashed here, and checked against its manifest.
+        let sha = match plugin.source.component.embedded_sha256() {
+            Some(sha) => sha.to_string(),
+            None => verified_sha(plugin, &bytes)?,
+        };
         let imports = compat::import_names(&bytes)?;
         compat::check_imports(&imports, &plugin.ceiling)?;
 
@@ -105,6 +108,8 @@ impl PluginHost {
 
         // What the component declares comes from the component itself, once, under the
         // same limits as any call, in a scope where no rule can ask anyone anything.
+        // Declarations that came with the binary or from the cache are not written again.
+        let persist = self.cache.as_ref().filter(|_| !meta::embedded(plugin));
         let mut tools = Vec::new();
         if let Some(indices) = &tool {
             let (mut store, instance) = self.declaring(plugin, &pre).await?;
@@ -119,7 +124,7 @@ impl PluginHost {
             // Checking arguments against a schema runs on the host, outside the
             // sandbox's limits: a schema that could make it costly is refused here.
             crate::tool_schema::check_tools(&tools)?;
-            if let Some(cache) = &self.cache {
+            if let Some(cache) = persist.filter(|_| plugin.tools.get().is_none()) {
                 meta::put_tools(cache, &sha, &tools);
             }
         }
@@ -135,7 +140,7 @@ impl PluginHost {
             .await
             .map_err(|e| format!("declaring its hooks failed: {}", trap_message(&e)))?;
             registration = HookRegistration::from(declared);
-            if let Some(cache) = &self.cache {
+            if let Some(cache) = persist.filter(|_| plugin.registration.get().is_none()) {
                 meta::put_hooks(cache, &sha, &registration);
             }
         }
@@ -152,7 +157,7 @@ impl PluginHost {
             .map_err(|e| format!("declaring its agents failed: {}", trap_message(&e)))?;
             agents = declared.into_iter().map(DeclaredAgent::from).collect();
             within_limit(plugin, "its agent definitions", &agents)?;
-            if let Some(cache) = &self.cache {
+            if let Some(cache) = persist {
                 meta::put_agents(cache, &sha, &agents);
             }
         }
@@ -169,7 +174,7 @@ impl PluginHost {
             .map_err(|e| format!("listing its skills failed: {}", trap_message(&e)))?;
             skills = declared.into_iter().map(DeclaredSkill::from).collect();
             within_limit(plugin, "its skill list", &skills)?;
-            if let Some(cache) = &self.cache {
+            if let Some(cache) = persist {
                 meta::put_skills(cache, &sha, &skills);
             }
         }
@@ -281,4 +286,17 @@ fn export<T>(iface: &str, found: wasmtime::Result<T>) -> Result<T, String> {
     found.map_err(|e| {
         format!("it does not export the `ward:plugin/{iface}` interface it declares: {e}")
     })
+}
+
+/// The SHA-256 of a plugin's component file, checked against the one its manifest gives.
+fn verified_sha(plugin: &Plugin, bytes: &[u8]) -> Result<String, String> {
+    let sha = sha256_hex(bytes);
+    match &plugin.source.manifest.sha256 {
+        Some(expected) if !expected.eq_ignore_ascii_case(&sha) => Err(format!(
+            "{}: component `{}` has sha256 {sha}, but the manifest says {expected}",
+            plugin.source.manifest_path.display(),
+            plugin.source.manifest.component
+        )),
+        _ => Ok(sha),
+    }
 }

@@ -1,11 +1,12 @@
 //! What a component says about itself — its tool list, hook registration, agents and
-//! skill list —
+//! skill list — so listing a plugin's tools or hooks never needs a compile or even a
+//! load: for a standard plugin, embedded in the binary when it was built; for any other,
 //! kept in the artifact cache next to its compiled code, keyed by the component's
-//! SHA-256, so listing a plugin's tools or hooks never needs a compile.
+//! SHA-256.
 //!
-//! Both come from functions the contract says have no side effects (`list-tools`,
-//! `register`), so the answer for given bytes never changes; entries are sealed like
-//! every cache entry.
+//! All come from functions the contract says have no side effects (`list-tools`,
+//! `register`, `agents`, `list-skills`), so the answer for given bytes never changes;
+//! cache entries are sealed like every cache entry.
 
 use serde::Serialize;
 use serde::de::DeserializeOwned;
@@ -16,19 +17,28 @@ use crate::hooks::HookRegistration;
 use crate::kinds::{DeclaredAgent, DeclaredSkill};
 use crate::runtime::Plugin;
 
-/// The component's SHA-256: the manifest's when it gives one (verified at load),
-/// else computed from the bytes.
+/// The component's SHA-256: the one computed when `ward` was built for a standard
+/// plugin, the manifest's when it gives one (verified at load), else computed from the
+/// bytes.
 pub(crate) fn component_sha(plugin: &Plugin) -> Option<String> {
+    if let Some(sha) = plugin.source.component.embedded_sha256() {
+        return Some(sha.to_string());
+    }
     plugin.source.manifest.sha256.clone().or_else(|| {
         let bytes = plugin.source.component.load().ok()?;
         Some(sha256_hex(&bytes))
     })
 }
 
-/// The cached tool list of `plugin`, if any.
-pub(crate) fn tools(cache: &ArtifactCache, plugin: &Plugin) -> Option<Vec<ToolInfo>> {
-    let sha = component_sha(plugin)?;
-    get::<Vec<ToolMeta>>(cache, &format!("{sha}.tools.json"))
+/// Whether `plugin`'s declarations came with the binary (then nothing about them is
+/// cached: they are already at hand).
+pub(crate) fn embedded(plugin: &Plugin) -> bool {
+    plugin.source.component.embedded_declarations().is_some()
+}
+
+/// The known tool list of `plugin`, if any: embedded, else cached.
+pub(crate) fn tools(cache: Option<&ArtifactCache>, plugin: &Plugin) -> Option<Vec<ToolInfo>> {
+    known::<Vec<ToolMeta>>(cache, plugin, "tools")
         .map(|v| v.into_iter().map(ToolInfo::from).collect())
 }
 
@@ -38,10 +48,9 @@ pub(crate) fn put_tools(cache: &ArtifactCache, sha: &str, tools: &[ToolInfo]) {
     put(cache, &format!("{sha}.tools.json"), &meta);
 }
 
-/// The cached hook registration of `plugin`, if any.
-pub(crate) fn hooks(cache: &ArtifactCache, plugin: &Plugin) -> Option<HookRegistration> {
-    let sha = component_sha(plugin)?;
-    get(cache, &format!("{sha}.hooks.json"))
+/// The known hook registration of `plugin`, if any: embedded, else cached.
+pub(crate) fn hooks(cache: Option<&ArtifactCache>, plugin: &Plugin) -> Option<HookRegistration> {
+    known(cache, plugin, "hooks")
 }
 
 /// Caches the hook registration of the component with digest `sha`.
@@ -49,10 +58,9 @@ pub(crate) fn put_hooks(cache: &ArtifactCache, sha: &str, registration: &HookReg
     put(cache, &format!("{sha}.hooks.json"), registration);
 }
 
-/// The cached agent definitions of `plugin`, if any.
-pub(crate) fn agents(cache: &ArtifactCache, plugin: &Plugin) -> Option<Vec<DeclaredAgent>> {
-    let sha = component_sha(plugin)?;
-    get(cache, &format!("{sha}.agents.json"))
+/// The known agent definitions of `plugin`, if any: embedded, else cached.
+pub(crate) fn agents(cache: Option<&ArtifactCache>, plugin: &Plugin) -> Option<Vec<DeclaredAgent>> {
+    known(cache, plugin, "agents")
 }
 
 /// Caches the agent definitions of the component with digest `sha`.
@@ -60,15 +68,31 @@ pub(crate) fn put_agents(cache: &ArtifactCache, sha: &str, agents: &[DeclaredAge
     put(cache, &format!("{sha}.agents.json"), agents);
 }
 
-/// The cached skill list of `plugin`, if any.
-pub(crate) fn skills(cache: &ArtifactCache, plugin: &Plugin) -> Option<Vec<DeclaredSkill>> {
-    let sha = component_sha(plugin)?;
-    get(cache, &format!("{sha}.skills.json"))
+/// The known skill list of `plugin`, if any: embedded, else cached.
+pub(crate) fn skills(cache: Option<&ArtifactCache>, plugin: &Plugin) -> Option<Vec<DeclaredSkill>> {
+    known(cache, plugin, "skills")
 }
 
 /// Caches the skill list of the component with digest `sha`.
 pub(crate) fn put_skills(cache: &ArtifactCache, sha: &str, skills: &[DeclaredSkill]) {
     put(cache, &format!("{sha}.skills.json"), skills);
+}
+
+/// Section `section` of `plugin`'s embedded declarations, else its cache entry. An
+/// embedded section that is missing or does not parse falls back to asking the
+/// component (a load), never to a guess.
+fn known<T: DeserializeOwned>(
+    cache: Option<&ArtifactCache>,
+    plugin: &Plugin,
+    section: &str,
+) -> Option<T> {
+    if let Some(json) = plugin.source.component.embedded_declarations() {
+        let mut all: serde_json::Map<String, serde_json::Value> =
+            serde_json::from_str(json).ok()?;
+        return serde_json::from_value(all.remove(section)?).ok();
+    }
+    let sha = component_sha(plugin)?;
+    get(cache?, &format!("{sha}.{section}.json"))
 }
 
 fn get<T: DeserializeOwned>(cache: &ArtifactCache, name: &str) -> Option<T> {

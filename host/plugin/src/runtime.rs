@@ -83,7 +83,7 @@ pub struct Plugin {
     pub limits: CallLimits,
     pub(crate) loaded: OnceCell<Result<Arc<Loaded>, String>>,
     /// The tool list, once known (from the cache or the component).
-    tools: OnceLock<Vec<ToolInfo>>,
+    pub(crate) tools: OnceLock<Vec<ToolInfo>>,
     /// The hook registration, once known (from the cache or the component).
     pub(crate) registration: OnceLock<HookRegistration>,
     strikes: AtomicU32,
@@ -228,7 +228,7 @@ impl PluginHost {
         if let Some(tools) = plugin.tools.get() {
             return Ok(tools.clone());
         }
-        let cached = self.cache.as_ref().and_then(|c| meta::tools(c, plugin));
+        let cached = meta::tools(self.cache.as_ref(), plugin);
         let tools = match cached {
             // Measured again: the cache may predate the bounds (a fresh load measures
             // in `load`).

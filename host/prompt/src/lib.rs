@@ -15,12 +15,13 @@
 //! - [`base`]: the base prompt per family.
 //! - `system`: [`PromptInputs`] and [`SystemPrompt`].
 //! - `instructions`: finding and reading instruction files.
-//! - `env`, `git`, `tree`: the environment block.
+//! - `env`, `git`, `tree`: the environment block; `ahead`: computing it early.
 //! - `skills`: the `<available_skills>` block.
 //! - `nested`: [`NestedInstructions`].
 
 #![warn(missing_docs)]
 
+mod ahead;
 pub mod base;
 mod env;
 mod git;
@@ -31,6 +32,7 @@ mod skills;
 mod system;
 mod tree;
 
+pub use ahead::EnvironmentAhead;
 pub use base::Family;
 pub use git::{STATUS_LINES, STATUS_TIMEOUT};
 pub use instructions::FILE_CAP;

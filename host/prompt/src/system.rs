@@ -2,11 +2,12 @@
 //! the expensive parts cached for a short interval.
 
 use std::path::{Path, PathBuf};
-use std::sync::{Mutex, PoisonError};
+use std::sync::{Arc, Mutex, PoisonError};
 use std::time::{Duration, Instant};
 
 use ward_provider::SystemBlock;
 
+use crate::ahead::EnvironmentAhead;
 use crate::base::Family;
 use crate::instructions::{self, Instruction, Sources};
 use crate::{env, paths, skills};
@@ -40,6 +41,8 @@ pub struct PromptInputs {
     pub home: Option<PathBuf>,
     /// How long cached parts are reused; see [`DEFAULT_REFRESH_INTERVAL`].
     pub refresh_interval: Duration,
+    /// The environment block already being computed, taken by the first computation.
+    pub environment_ahead: Option<Arc<EnvironmentAhead>>,
 }
 
 impl PromptInputs {
@@ -57,6 +60,7 @@ impl PromptInputs {
             global_dir: paths::default_global_dir(),
             home: std::env::home_dir(),
             refresh_interval: DEFAULT_REFRESH_INTERVAL,
+            environment_ahead: None,
         }
     }
 }
@@ -193,6 +197,20 @@ impl SystemPrompt {
             stable.push_str(&skills);
         }
 
+        let ahead = inputs
+            .environment_ahead
+            .as_ref()
+            .filter(|_| run_git)
+            .and_then(|ahead| ahead.take(&inputs.project));
+        if let Some(ahead) = ahead {
+            return Cached {
+                at: ahead.at,
+                stable,
+                environment: ahead.environment,
+                instructions,
+                git_timed_out: ahead.git_timed_out,
+            };
+        }
         let (environment, timed_out) = env::render(&inputs.project, run_git);
         Cached {
             at: Instant::now(),

@@ -68,6 +68,20 @@ struct Compiled {
 }
 
 impl ArgChecks {
+    /// New checks, with the part of the first compile every schema shares — the
+    /// meta-schema's own validator, built once per process — started on its own thread,
+    /// so the first tool call does not wait for it (about a millisecond).
+    pub(crate) fn ahead() -> Arc<Self> {
+        static STARTED: std::sync::Once = std::sync::Once::new();
+        STARTED.call_once(|| {
+            // Without a thread the first compile builds it, as it would anyway.
+            let _ = std::thread::Builder::new()
+                .name("ward-schema-ahead".into())
+                .spawn(|| jsonschema::meta::validate(&Value::Object(Default::default())).is_ok());
+        });
+        Arc::default()
+    }
+
     /// [`ArgChecks::check_now`] on a blocking thread, given at most `limit` (the call's
     /// time limit): past it the call fails, and the host goes on.
     pub(crate) async fn check(

@@ -75,7 +75,7 @@ impl ToolBox {
                 tools,
                 natives: Vec::new(),
                 output,
-                checks: Arc::default(),
+                checks: ArgChecks::ahead(),
             },
             failed,
         )

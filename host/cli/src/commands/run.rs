@@ -12,6 +12,7 @@ use ward_agent::{AgentInfo, AgentRegistry};
 use ward_command::CommandInfo;
 use ward_config::LoadedConfig;
 use ward_permission::PermissionEvent;
+use ward_prompt::EnvironmentAhead;
 use ward_provider::RetryPolicy;
 use ward_session::{Addressee, RecordedPrompt, Runner};
 use ward_store::{Event, ModelRef, Session, SqliteStore, Store};
@@ -109,6 +110,11 @@ impl CliLoop {
     pub async fn open(args: &LoopArgs, first: Option<&str>) -> Result<CliLoop> {
         let cwd = std::env::current_dir()?;
         let settings = Settings::load(&cwd)?;
+        // Git status and the file tree, for the first system prompt, are read while
+        // the store opens and the plugins load.
+        let environment = Arc::new(EnvironmentAhead::start(
+            settings.config.project_root.clone(),
+        ));
         let command = first
             .and_then(|p| settings.commands.resolve(p))
             .map(|(c, _)| c.clone());
@@ -138,7 +144,8 @@ impl CliLoop {
         };
 
         // The slow part: plugins discovered, compiled and asked what they declare.
-        let ws = Workspace::load(settings).await?;
+        let mut ws = Workspace::load(settings).await?;
+        ws.environment_ahead = Some(environment);
         ws.warn_discovery_errors();
         let agent = ws
             .primary_agent(wanted_agent(args, command.as_ref(), &ws.agents))?

@@ -169,7 +169,7 @@ impl PluginHost {
         if let Some(r) = plugin.registration.get() {
             return Ok(r);
         }
-        let registration = match self.cache.as_ref().and_then(|c| meta::hooks(c, plugin)) {
+        let registration = match meta::hooks(self.cache.as_ref(), plugin) {
             Some(r) => r,
             None => self.load(plugin).await?.registration.clone(),
         };

@@ -240,6 +240,7 @@ async fn install(cwd: &Path, spec: &str, flag_grants: &[Grant]) -> Result<ExitCo
         ward_market::PLUGINS_DIR,
         inert_line(&entry.name)
     );
+    compile_installed(&project, &entry.name).await;
     Ok(ExitCode::SUCCESS)
 }
 
@@ -322,6 +323,7 @@ async fn update(cwd: &Path, name: Option<&str>, flag_grants: &[Grant]) -> Result
             inert_line(&entry.version),
             inert_line(&list(&entry.grant))
         );
+        compile_installed(&project, &name).await;
     }
     Ok(if held {
         ExitCode::FAILURE
@@ -445,5 +447,19 @@ fn list(grants: &[Grant]) -> String {
             .map(ToString::to_string)
             .collect::<Vec<_>>()
             .join(", ")
+    }
+}
+
+/// Compiles a just-installed plugin into the component cache (see [`super::prepare`]).
+/// The install stands either way: a plugin that does not load is reported now, and
+/// again, as any broken plugin, by the sessions that find it.
+async fn compile_installed(project: &Path, name: &str) {
+    let dir = project.join(ward_market::PLUGINS_DIR).join(name);
+    if let Err(e) = super::prepare::into_cache(&dir).await {
+        eoutln!(
+            "warning: {}: {}",
+            inert_line(name),
+            inert_line(&format!("{e:#}"))
+        );
     }
 }

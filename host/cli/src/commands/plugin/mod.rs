@@ -1,14 +1,16 @@
 //! `ward plugin …`: `list` shows every plugin, what it provides, what it asked for, what
-//! it was granted, and whether it works; `new` scaffolds one; `build` compiles one.
+//! it was granted, and whether it works; `new` scaffolds one; `build` compiles one (to a
+//! component, then into the component cache).
 
 mod build;
 mod clash;
 mod market;
+mod prepare;
 mod scaffold;
 
 use std::process::ExitCode;
 
-use anyhow::Result;
+use anyhow::{Context, Result};
 use clap::Subcommand;
 use ward_term::{inert_line, outln};
 
@@ -82,6 +84,15 @@ pub async fn run(command: PluginCommand) -> Result<ExitCode> {
             };
             let out = build::build(&dir)?;
             outln!("built {}", out.display());
+            // A component that does not load is a failed build, said now rather than
+            // at its first call.
+            let took = prepare::into_cache(&dir)
+                .await
+                .with_context(|| format!("{} was built but does not load", out.display()))?;
+            outln!(
+                "compiled into the component cache in {} ms",
+                took.as_millis()
+            );
             Ok(ExitCode::SUCCESS)
         }
     }

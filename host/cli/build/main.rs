@@ -1,16 +1,22 @@
 //! Builds the first-party plugins in `plugins/` as WebAssembly components, compiles
-//! them to native code with the runtime's engine settings ([`ward_engine_config`]), and
-//! embeds both in the `ward` binary: the first run of a standard tool deserializes it
-//! instead of compiling it (an artifact the running CPU or engine cannot take is
-//! compiled as before). Set `WARD_SKIP_PLUGINS=1` to embed none.
+//! them to native code with the runtime's engine settings ([`ward_engine_config`]), asks
+//! each what it declares ([`declare`]), and embeds all three in the `ward` binary with
+//! the component's SHA-256: the first run of a standard tool deserializes it instead of
+//! compiling it (an artifact the running CPU or engine cannot take is compiled as
+//! before), and listing the standard tools loads no component at all. Set
+//! `WARD_SKIP_PLUGINS=1` to embed none.
 
 #![allow(
     clippy::disallowed_macros,
     reason = "a build script talks to cargo, not to a terminal"
 )]
 
+mod declare;
+
 use std::fmt::Write as _;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
+
+use sha2::{Digest, Sha256};
 
 fn main() {
     let manifest_dir = PathBuf::from(std::env::var("CARGO_MANIFEST_DIR").unwrap_or_default());
@@ -41,8 +47,8 @@ fn main() {
     );
     for p in &plugins {
         let wasm = p.wasm_path(&target_dir);
-        let precompiled = match precompile(&engine, &wasm, &out_dir) {
-            Ok(path) => path,
+        let embedded = match prepare(&engine, &wasm, &out_dir) {
+            Ok(embedded) => embedded,
             Err(e) => {
                 eprintln!("error: {e}");
                 std::process::exit(1);
@@ -50,10 +56,12 @@ fn main() {
         };
         let _ = writeln!(
             code,
-            "    ward_plugin::discovery::Builtin {{ manifest: include_str!({:?}), component: include_bytes!({:?}), precompiled: include_bytes!({:?}) }},",
+            "    ward_plugin::discovery::Builtin {{ manifest: include_str!({:?}), component: include_bytes!({:?}), precompiled: include_bytes!({:?}), sha256: {:?}, declared: include_str!({:?}) }},",
             p.manifest.display().to_string(),
             wasm.display().to_string(),
-            precompiled.display().to_string()
+            embedded.precompiled.display().to_string(),
+            embedded.sha256,
+            embedded.declared.display().to_string(),
         );
     }
     code.push_str("];\n");
@@ -96,12 +104,19 @@ fn build_sockets_deny(
     Ok(target_dir.join("wasm32-wasip2/release/ward_sockets_deny.wasm"))
 }
 
-/// Compiles the component at `wasm` with `engine` into `out_dir`, returning the path.
-fn precompile(
-    engine: &wasmtime::Engine,
-    wasm: &std::path::Path,
-    out_dir: &std::path::Path,
-) -> Result<PathBuf, String> {
+/// What is embedded beside a standard plugin's component.
+struct Embedded {
+    /// Its compiled code.
+    precompiled: PathBuf,
+    /// Its declarations, as JSON.
+    declared: PathBuf,
+    /// The component's SHA-256, lowercase hex.
+    sha256: String,
+}
+
+/// Compiles the component at `wasm` with `engine` and asks it what it declares, writing
+/// both into `out_dir`.
+fn prepare(engine: &wasmtime::Engine, wasm: &Path, out_dir: &Path) -> Result<Embedded, String> {
     let bytes = std::fs::read(wasm).map_err(|e| format!("cannot read {}: {e}", wasm.display()))?;
     let artifact = engine
         .precompile_component(&bytes)
@@ -110,7 +125,26 @@ fn precompile(
         .file_name()
         .map(|n| n.to_string_lossy().into_owned())
         .unwrap_or_default();
-    let out = out_dir.join(format!("{name}.cwasm"));
-    std::fs::write(&out, artifact).map_err(|e| format!("cannot write {}: {e}", out.display()))?;
-    Ok(out)
+    let precompiled = out_dir.join(format!("{name}.cwasm"));
+    std::fs::write(&precompiled, &artifact)
+        .map_err(|e| format!("cannot write {}: {e}", precompiled.display()))?;
+    // SAFETY: `artifact` was compiled just above by this engine.
+    let component = unsafe { wasmtime::component::Component::deserialize(engine, &artifact) }
+        .map_err(|e| format!("cannot load {} compiled: {e}", wasm.display()))?;
+    let json = declare::declarations(engine, &component)
+        .map_err(|e| format!("{}: asking what it declares: {e}", wasm.display()))?;
+    let declared = out_dir.join(format!("{name}.declared.json"));
+    std::fs::write(&declared, json.to_string())
+        .map_err(|e| format!("cannot write {}: {e}", declared.display()))?;
+    let sha256 = Sha256::digest(&bytes)
+        .iter()
+        .fold(String::new(), |mut hex, b| {
+            let _ = write!(hex, "{b:02x}");
+            hex
+        });
+    Ok(Embedded {
+        precompiled,
+        declared,
+        sha256,
+    })
 }
