@@ -15,7 +15,7 @@
 
 use serde_json::json;
 use ward_command::{BoxFuture, CommandRegistry};
-use ward_session::{RecordedPrompt, Runner};
+use ward_session::{RecordedPrompt, Runner, ToolCallError};
 use ward_store::Session;
 
 /// A prompt after command expansion.
@@ -69,7 +69,7 @@ pub async fn expand(
             .to_string(),
         description: format!("/{name}"),
     });
-    let shell = |cmd: String| -> BoxFuture<'_, Result<String, String>> {
+    let shell = |cmd: String| -> BoxFuture<'_, Result<String, ToolCallError>> {
         let description = format!("/{name} template");
         Box::pin(async move {
             let args = json!({ "command": cmd, "description": description });

@@ -13,7 +13,7 @@ use ward_agent::AgentInfo;
 use ward_permission::{Action, PermissionEngine, Rule, Ruleset};
 use ward_plugin::CallScope;
 use ward_provider::RetryPolicy;
-use ward_session::task::{ChildLoops, Subagents, TaskTool};
+use ward_session::task::{ChildLoops, SubagentError, Subagents, TaskTool};
 use ward_session::title::Titles;
 use ward_session::{ModelSetup, Runner};
 use ward_store::SqliteStore;
@@ -146,14 +146,18 @@ impl Subagents for CliSubagents {
         &self,
         agent: &str,
         parent: &CallScope,
-    ) -> BoxFuture<'_, Result<Arc<Runner>, String>> {
+    ) -> BoxFuture<'_, Result<Arc<Runner>, SubagentError>> {
+        let name = agent.to_string();
         let agent = self.ws.agents.get(agent).cloned();
         let parent_rules = parent.rules.clone();
         Box::pin(async move {
-            let agent = agent.ok_or("no such agent")?;
+            let agent = agent.ok_or(SubagentError::UnknownAgent { agent: name })?;
             let model = match &agent.model {
                 Some(reference) => crate::model_setup::resolve(&self.ws.config, Some(reference))
-                    .map_err(|e| format!("agent `{}`: {e:#}", agent.name))?,
+                    .map_err(|e| SubagentError::Model {
+                        agent: agent.name.clone(),
+                        reason: format!("{e:#}"),
+                    })?,
                 None => self.model.clone(),
             };
             let rules = Arc::new(self.child_rules(&agent, &parent_rules));

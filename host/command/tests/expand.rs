@@ -183,7 +183,7 @@ fn the_expansion_future_is_send() {
     fn assert_send<T: Send>(_: &T) {}
     let info = command("x");
     let shell = no_shell();
-    let shell: &ShellFn<'_> = &shell;
+    let shell: &ShellFn<'_, String> = &shell;
     let future = expand(&info, "", shell, &[]);
     assert_send(&future);
 }

@@ -71,11 +71,11 @@ impl fmt::Display for Located {
 /// Everything that can go wrong reading configuration or a plugin manifest.
 ///
 /// `Display` is a single line starting with the location, e.g.
-/// ``ward.toml:12:5: unknown key `permisions` in the top level (expected one of: model, …)``.
+/// ``ward.toml:12:5: unknown key `permisions` in the top level (expected one of: model, …)``:
+/// [`ConfigError::location`], then [`ConfigError::detail`].
 #[derive(Debug, thiserror::Error)]
 pub enum ConfigError {
     /// A file could not be read.
-    #[error("{}: cannot read: {source}", file.display())]
     Io {
         /// The file that could not be read.
         file: PathBuf,
@@ -85,7 +85,6 @@ pub enum ConfigError {
     },
 
     /// The text is not valid TOML.
-    #[error("{at}: {message}")]
     Syntax {
         /// Where the parser gave up.
         at: Located,
@@ -94,7 +93,6 @@ pub enum ConfigError {
     },
 
     /// A key the schema does not know (usually a typo).
-    #[error("{at}: unknown key `{key}` in {table} ({})", choices(expected))]
     UnknownKey {
         /// Where the key is written.
         at: Located,
@@ -107,7 +105,6 @@ pub enum ConfigError {
     },
 
     /// A value of the wrong TOML type.
-    #[error("{at}: invalid type: expected {expected}, found {found} ({path})")]
     InvalidType {
         /// Where the value is written.
         at: Located,
@@ -120,7 +117,6 @@ pub enum ConfigError {
     },
 
     /// A string outside a fixed set of choices (an enum such as `kind`).
-    #[error("{at}: unknown value `{value}` for {path} ({})", choices(expected))]
     UnknownValue {
         /// Where the value is written.
         at: Located,
@@ -133,7 +129,6 @@ pub enum ConfigError {
     },
 
     /// A required key is absent.
-    #[error("{at}: missing key `{key}` in {table}")]
     MissingKey {
         /// The table that lacks the key.
         at: Located,
@@ -145,7 +140,6 @@ pub enum ConfigError {
 
     /// A value of the right type that is still not acceptable (bad plugin name,
     /// version that is not semver, out-of-range number, …).
-    #[error("{at}: {message} ({path})")]
     Invalid {
         /// Where the value is written.
         at: Located,
@@ -156,7 +150,6 @@ pub enum ConfigError {
     },
 
     /// `{env:VAR}` names a variable that is not set.
-    #[error("{at}: environment variable `{var}` is not set (in {{env:{var}}})")]
     EnvNotSet {
         /// Where the `{env:…}` token is written.
         at: Located,
@@ -165,7 +158,6 @@ pub enum ConfigError {
     },
 
     /// `{file:path}` names a file that cannot be read.
-    #[error("{at}: cannot read `{}` for {{file:…}}: {source}", path.display())]
     FileNotReadable {
         /// Where the `{file:…}` token is written.
         at: Located,
@@ -177,7 +169,6 @@ pub enum ConfigError {
     },
 
     /// A substitution whose value cannot be placed where the token is written.
-    #[error("{at}: {message}")]
     Substitution {
         /// Where the token is written.
         at: Located,
@@ -187,7 +178,6 @@ pub enum ConfigError {
 
     /// The merged configuration failed to deserialize even though every layer
     /// was valid on its own; there is no single file to blame.
-    #[error("merged configuration is invalid: {message}")]
     Merged {
         /// The deserializer's message.
         message: String,
@@ -195,6 +185,42 @@ pub enum ConfigError {
 }
 
 impl ConfigError {
+    /// What is wrong, without the location `Display` starts with: for a message placed
+    /// at the location some other way (a [`crate::Warning`] keeps line and column apart).
+    pub fn detail(&self) -> String {
+        match self {
+            Self::Io { file, source } => format!("{}: cannot read: {source}", file.display()),
+            Self::Syntax { message, .. } | Self::Substitution { message, .. } => message.clone(),
+            Self::UnknownKey {
+                key,
+                table,
+                expected,
+                ..
+            } => format!("unknown key `{key}` in {table} ({})", choices(expected)),
+            Self::InvalidType {
+                path,
+                expected,
+                found,
+                ..
+            } => format!("invalid type: expected {expected}, found {found} ({path})"),
+            Self::UnknownValue {
+                path,
+                value,
+                expected,
+                ..
+            } => format!("unknown value `{value}` for {path} ({})", choices(expected)),
+            Self::MissingKey { key, table, .. } => format!("missing key `{key}` in {table}"),
+            Self::Invalid { path, message, .. } => format!("{message} ({path})"),
+            Self::EnvNotSet { var, .. } => {
+                format!("environment variable `{var}` is not set (in {{env:{var}}})")
+            }
+            Self::FileNotReadable { path, source, .. } => {
+                format!("cannot read `{}` for {{file:…}}: {source}", path.display())
+            }
+            Self::Merged { message } => format!("merged configuration is invalid: {message}"),
+        }
+    }
+
     /// The location of the error, when it has one.
     pub fn location(&self) -> Option<&Located> {
         match self {
@@ -208,6 +234,15 @@ impl ConfigError {
             | Self::FileNotReadable { at, .. }
             | Self::Substitution { at, .. } => Some(at),
             Self::Io { .. } | Self::Merged { .. } => None,
+        }
+    }
+}
+
+impl fmt::Display for ConfigError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self.location() {
+            Some(at) => write!(f, "{at}: {}", self.detail()),
+            None => f.write_str(&self.detail()),
         }
     }
 }
@@ -234,6 +269,34 @@ mod tests {
         // `é` is two bytes but one column.
         assert_eq!(at(10), "w.toml:2:4");
         assert_eq!(at(999), "w.toml:3:1");
+    }
+
+    #[test]
+    fn display_is_the_location_then_the_detail() {
+        let at = Located::from_offset(Path::new("w.toml"), "a\nb", 2);
+        let err = ConfigError::EnvNotSet {
+            at,
+            var: "X".into(),
+        };
+        assert_eq!(
+            err.detail(),
+            "environment variable `X` is not set (in {env:X})"
+        );
+        assert_eq!(
+            err.to_string(),
+            "w.toml:2:1: environment variable `X` is not set (in {env:X})"
+        );
+        // A warning places the detail at the error's location, not the file given.
+        let warning = crate::Warning::from_config_error(Path::new("other.md"), &err, "skipped");
+        assert_eq!(
+            warning.to_string(),
+            "w.toml:2:1: environment variable `X` is not set (in {env:X}); skipped"
+        );
+        let merged = ConfigError::Merged {
+            message: "m".into(),
+        };
+        assert_eq!(merged.location(), None);
+        assert_eq!(merged.to_string(), "merged configuration is invalid: m");
     }
 
     #[test]

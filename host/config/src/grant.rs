@@ -72,23 +72,50 @@ pub struct Grant {
     pub scope: Option<String>,
 }
 
-impl FromStr for Grant {
-    type Err = String;
+/// Why the text of a grant is not one.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum GrantError {
+    /// The part before the first `:` names no capability.
+    #[error(
+        "unknown capability `{name}` (expected one of: {})",
+        capability_names()
+    )]
+    UnknownCapability {
+        /// The name as written.
+        name: String,
+    },
+    /// A `:` with nothing after it.
+    #[error("empty scope after `{capability}:`")]
+    EmptyScope {
+        /// The capability as written before the `:`.
+        capability: String,
+    },
+}
 
-    fn from_str(text: &str) -> Result<Self, String> {
+/// The capability names, for [`GrantError::UnknownCapability`].
+fn capability_names() -> String {
+    let names: Vec<_> = Capability::ALL.iter().map(|c| c.as_str()).collect();
+    names.join(", ")
+}
+
+impl FromStr for Grant {
+    type Err = GrantError;
+
+    fn from_str(text: &str) -> Result<Self, GrantError> {
         let (name, scope) = match text.split_once(':') {
             Some((name, scope)) => (name, Some(scope)),
             None => (text, None),
         };
-        let capability = Capability::from_name(name.trim()).ok_or_else(|| {
-            let names: Vec<_> = Capability::ALL.iter().map(|c| c.as_str()).collect();
-            format!(
-                "unknown capability `{name}` (expected one of: {})",
-                names.join(", ")
-            )
-        })?;
+        let capability =
+            Capability::from_name(name.trim()).ok_or_else(|| GrantError::UnknownCapability {
+                name: name.to_string(),
+            })?;
         let scope = match scope.map(str::trim) {
-            Some("") => return Err(format!("empty scope after `{name}:`")),
+            Some("") => {
+                return Err(GrantError::EmptyScope {
+                    capability: name.to_string(),
+                });
+            }
             scope => scope.map(str::to_owned),
         };
         Ok(Self { capability, scope })
@@ -147,13 +174,24 @@ mod tests {
 
     #[test]
     fn bad_grants_are_explained() {
+        let unknown = "fs-rd".parse::<Grant>().unwrap_err();
         assert_eq!(
-            "fs-rd".parse::<Grant>().unwrap_err(),
+            unknown,
+            GrantError::UnknownCapability {
+                name: "fs-rd".into()
+            }
+        );
+        assert_eq!(
+            unknown.to_string(),
             "unknown capability `fs-rd` (expected one of: fs-read, fs-write, net, exec, env, hooks)"
         );
+        let empty = "env:".parse::<Grant>().unwrap_err();
         assert_eq!(
-            "env:".parse::<Grant>().unwrap_err(),
-            "empty scope after `env:`"
+            empty,
+            GrantError::EmptyScope {
+                capability: "env".into()
+            }
         );
+        assert_eq!(empty.to_string(), "empty scope after `env:`");
     }
 }

@@ -31,7 +31,7 @@ pub mod warning;
 mod testutil;
 
 pub use error::{ConfigError, Located};
-pub use grant::{Capability, Grant};
+pub use grant::{Capability, Grant, GrantError};
 pub use load::{
     INLINE_SOURCE, LoadedConfig, global_config_dir, load, load_from_str, load_with_env,
     project_root,

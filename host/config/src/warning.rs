@@ -55,19 +55,10 @@ impl Warning {
     /// A warning from a configuration error, keeping its position and adding
     /// `consequence` (what Ward did instead) to the message.
     pub fn from_config_error(file: &Path, error: &ConfigError, consequence: &str) -> Self {
-        let text = error.to_string();
+        let message = format!("{}; {consequence}", error.detail());
         match error.location() {
-            Some(at) => {
-                let prefix = format!("{at}: ");
-                let message = text.strip_prefix(&prefix).unwrap_or(&text);
-                Warning::at(
-                    &at.file,
-                    at.line,
-                    at.column,
-                    format!("{message}; {consequence}"),
-                )
-            }
-            None => Warning::in_file(file, format!("{text}; {consequence}")),
+            Some(at) => Warning::at(&at.file, at.line, at.column, message),
+            None => Warning::in_file(file, message),
         }
     }
 }

@@ -136,63 +136,146 @@ impl IndexPlugin {
     }
 }
 
+/// Why an index is not a valid one; each names the plugin and version at fault.
+#[derive(Debug, thiserror::Error)]
+pub enum IndexError {
+    /// The text is not JSON of the index's shape (serde's message ends with the line
+    /// and column).
+    #[error("invalid index JSON: {0}")]
+    Json(#[from] serde_json::Error),
+    /// A format this Ward does not read.
+    #[error("unsupported index format {found} (this Ward reads format {FORMAT})")]
+    Format {
+        /// The format the index says it is.
+        found: u32,
+    },
+    /// A plugin name Ward does not accept.
+    #[error(
+        "plugins[{position}]: invalid plugin name `{name}` (lowercase letters, digits, `-` and `_`)"
+    )]
+    PluginName {
+        /// The plugin's position in the list.
+        position: usize,
+        /// The name as written.
+        name: String,
+    },
+    /// Two entries for one plugin.
+    #[error("plugin `{name}` is listed twice")]
+    DuplicatePlugin {
+        /// The plugin.
+        name: String,
+    },
+    /// A version that is not semver.
+    #[error("plugin `{plugin}` version `{version}`: not a semantic version such as 1.0.0")]
+    NotSemver {
+        /// The plugin.
+        plugin: String,
+        /// The version as written.
+        version: String,
+    },
+    /// Two entries for one version of a plugin.
+    #[error("plugin `{plugin}` version `{version}` is listed twice")]
+    DuplicateVersion {
+        /// The plugin.
+        plugin: String,
+        /// The version.
+        version: String,
+    },
+    /// A digest that is not 64 hex digits.
+    #[error(
+        "plugin `{plugin}` version `{version}`: invalid sha256 `{sha256}`: expected 64 hexadecimal digits"
+    )]
+    Sha256 {
+        /// The plugin.
+        plugin: String,
+        /// The version.
+        version: String,
+        /// The digest as written.
+        sha256: String,
+    },
+    /// No URL to download the archive from.
+    #[error("plugin `{plugin}` version `{version}`: empty url")]
+    EmptyUrl {
+        /// The plugin.
+        plugin: String,
+        /// The version.
+        version: String,
+    },
+    /// A signature that is not 128 hex digits.
+    #[error(
+        "plugin `{plugin}` version `{version}`: invalid signature: expected 128 hexadecimal digits"
+    )]
+    Signature {
+        /// The plugin.
+        plugin: String,
+        /// The version.
+        version: String,
+    },
+}
+
 impl Index {
-    /// Parses and validates an index; the error message names the line and column
-    /// of a JSON error, or the plugin and version of a bad value.
-    pub fn parse(text: &str) -> Result<Index, String> {
-        let index: Index = serde_json::from_str(text).map_err(|e| {
-            // serde_json's message already ends with "at line L column C".
-            format!("invalid index JSON: {e}")
-        })?;
+    /// Parses and validates an index; the error names the line and column of a JSON
+    /// error, or the plugin and version of a bad value.
+    pub fn parse(text: &str) -> Result<Index, IndexError> {
+        let index: Index = serde_json::from_str(text)?;
         index.validate()?;
         Ok(index)
     }
 
     /// Checks names, versions, digests and signatures, and that nothing is
     /// listed twice.
-    pub fn validate(&self) -> Result<(), String> {
+    pub fn validate(&self) -> Result<(), IndexError> {
         if self.format != FORMAT {
-            return Err(format!(
-                "unsupported index format {} (this Ward reads format {FORMAT})",
-                self.format
-            ));
+            return Err(IndexError::Format { found: self.format });
         }
         for (i, plugin) in self.plugins.iter().enumerate() {
             let name = &plugin.name;
             if !is_plugin_name(name) {
-                return Err(format!(
-                    "plugins[{i}]: invalid plugin name `{name}` (lowercase letters, digits, `-` and `_`)"
-                ));
+                return Err(IndexError::PluginName {
+                    position: i,
+                    name: name.clone(),
+                });
             }
             if self.plugins[..i].iter().any(|p| &p.name == name) {
-                return Err(format!("plugin `{name}` is listed twice"));
+                return Err(IndexError::DuplicatePlugin { name: name.clone() });
             }
             for (j, v) in plugin.versions.iter().enumerate() {
-                let at = format!("plugin `{name}` version `{}`", v.version);
+                let (plugin_name, version) = (name.clone(), v.version.clone());
                 if v.semver().is_none() {
-                    return Err(format!("{at}: not a semantic version such as 1.0.0"));
+                    return Err(IndexError::NotSemver {
+                        plugin: plugin_name,
+                        version,
+                    });
                 }
                 if plugin.versions[..j]
                     .iter()
                     .any(|w| w.semver() == v.semver())
                 {
-                    return Err(format!("{at} is listed twice"));
+                    return Err(IndexError::DuplicateVersion {
+                        plugin: plugin_name,
+                        version,
+                    });
                 }
                 if !is_sha256(&v.sha256) {
-                    return Err(format!(
-                        "{at}: invalid sha256 `{}`: expected 64 hexadecimal digits",
-                        v.sha256
-                    ));
+                    return Err(IndexError::Sha256 {
+                        plugin: plugin_name,
+                        version,
+                        sha256: v.sha256.clone(),
+                    });
                 }
                 if v.url.trim().is_empty() {
-                    return Err(format!("{at}: empty url"));
+                    return Err(IndexError::EmptyUrl {
+                        plugin: plugin_name,
+                        version,
+                    });
                 }
                 if let Some(sig) = &v.signature
                     && !(sig.len() == 128 && sig.chars().all(|c| c.is_ascii_hexdigit()))
                 {
-                    return Err(format!(
-                        "{at}: invalid signature: expected 128 hexadecimal digits"
-                    ));
+                    return Err(IndexError::Signature {
+                        plugin: plugin_name,
+                        version,
+                    });
                 }
             }
         }

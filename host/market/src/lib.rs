@@ -34,11 +34,12 @@ pub mod source;
 pub mod words;
 
 pub use error::MarketError;
-pub use index::{Index, IndexPlugin, IndexVersion};
+pub use index::{Index, IndexError, IndexPlugin, IndexVersion};
 pub use install::{Candidate, Found, Market, Staged, check_free, remove};
 pub use lock::{LOCK_FILE, Lock, LockEntry};
 pub use pack::{Packed, pack};
 pub use publish::add_to_index;
+pub use sign::VerifyError;
 pub use source::{Location, Source};
 pub use words::{Requested, covers, describe, requested};
 

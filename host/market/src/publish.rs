@@ -22,10 +22,10 @@ pub fn add_to_index(
     key: Option<&Key>,
 ) -> Result<IndexVersion, MarketError> {
     let mut index = match std::fs::read_to_string(index_path) {
-        Ok(text) => Index::parse(&text).map_err(|message| MarketError::Index {
+        Ok(text) => Index::parse(&text).map_err(|e| MarketError::Index {
             source_name: "local".to_owned(),
             location: index_path.display().to_string(),
-            message,
+            message: e.to_string(),
         })?,
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => Index::default(),
         Err(e) => return Err(MarketError::io(index_path)(e)),

@@ -50,20 +50,37 @@ impl Key {
     }
 }
 
+/// Why a package signature was not accepted.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum VerifyError {
+    /// The digest given is not a SHA-256 in hex.
+    #[error("the archive digest is not 32 bytes")]
+    Digest,
+    /// The signature is not an ed25519 signature in hex.
+    #[error("the signature is not 64 bytes of hex")]
+    Signature,
+    /// There is no key to check it with.
+    #[error("no trusted keys are configured ([marketplace] keys in ward.toml)")]
+    NoKeys,
+    /// No trusted key made it.
+    #[error("the signature does not verify with any trusted key")]
+    Untrusted,
+}
+
 /// Checks `signature` (hex) over the archive digest `sha256_hex` against the
 /// trusted `keys` (hex); `Ok` with the key that verified it, else why not.
-pub fn verify(keys: &[String], sha256_hex: &str, signature: &str) -> Result<String, String> {
+pub fn verify(keys: &[String], sha256_hex: &str, signature: &str) -> Result<String, VerifyError> {
     let digest: [u8; 32] = hex::decode(sha256_hex)
         .ok()
         .and_then(|b| b.try_into().ok())
-        .ok_or("the archive digest is not 32 bytes")?;
+        .ok_or(VerifyError::Digest)?;
     let signature: [u8; 64] = hex::decode(signature)
         .ok()
         .and_then(|b| b.try_into().ok())
-        .ok_or("the signature is not 64 bytes of hex")?;
+        .ok_or(VerifyError::Signature)?;
     let signature = Signature::from_bytes(&signature);
     if keys.is_empty() {
-        return Err("no trusted keys are configured ([marketplace] keys in ward.toml)".to_owned());
+        return Err(VerifyError::NoKeys);
     }
     for key in keys {
         let Some(bytes) = hex::decode(key)
@@ -79,7 +96,7 @@ pub fn verify(keys: &[String], sha256_hex: &str, signature: &str) -> Result<Stri
             return Ok(key.clone());
         }
     }
-    Err("the signature does not verify with any trusted key".to_owned())
+    Err(VerifyError::Untrusted)
 }
 
 #[cfg(test)]
@@ -100,14 +117,20 @@ mod tests {
         );
         assert!(verify(&[other.public_hex()], &digest, &sig).is_err());
         let tampered = sha256_hex(b"archive!");
+        let untrusted = verify(&[key.public_hex()], &tampered, &sig);
+        assert_eq!(untrusted, Err(VerifyError::Untrusted));
         assert_eq!(
-            verify(&[key.public_hex()], &tampered, &sig),
-            Err("the signature does not verify with any trusted key".to_owned())
+            untrusted.unwrap_err().to_string(),
+            "the signature does not verify with any trusted key"
         );
-        assert!(
-            verify(&[], &digest, &sig)
-                .unwrap_err()
-                .contains("no trusted keys")
+        assert_eq!(verify(&[], &digest, &sig), Err(VerifyError::NoKeys));
+        assert_eq!(
+            verify(&[key.public_hex()], "abc", &sig),
+            Err(VerifyError::Digest)
+        );
+        assert_eq!(
+            verify(&[key.public_hex()], &digest, "zz"),
+            Err(VerifyError::Signature)
         );
         assert!(key.sign("nothex").is_none());
     }

@@ -79,7 +79,7 @@ impl Source {
     pub async fn fetch_index(&self, client: &reqwest::Client) -> Result<Index, MarketError> {
         let bytes = fetch(client, &self.index).await?;
         let text = String::from_utf8(bytes).map_err(|_| self.index_error("not UTF-8 text"))?;
-        Index::parse(&text).map_err(|message| self.index_error(&message))
+        Index::parse(&text).map_err(|e| self.index_error(&e.to_string()))
     }
 
     /// An [`MarketError::Index`] about this source's index.

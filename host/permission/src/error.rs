@@ -1,7 +1,9 @@
 //! Errors of the ask channel.
 //!
-//! Owns [`PermissionError`]. The `Denied` and `Rejected` messages are shown to the
-//! model as the tool call's result, so they are written for it to read and act on.
+//! Owns [`PermissionError`] and [`SaveError`]. The `Denied` and `Rejected` messages are
+//! shown to the model as the tool call's result, so they are written for it to read and
+//! act on; what the loop does about one is decided by its variant
+//! ([`PermissionError::is_rejection`], [`PermissionError::feedback`]), never its text.
 
 use thiserror::Error;
 
@@ -35,14 +37,52 @@ pub enum PermissionError {
     },
     /// An "always" approval let the call through but could not be persisted.
     #[error("the approval was applied once but could not be saved: {0}")]
-    Store(String),
+    Store(SaveError),
+}
+
+impl PermissionError {
+    /// Whether a person said no (an answer of "reject", or another ask of the session
+    /// rejected with it), as opposed to a rule.
+    pub fn is_rejection(&self) -> bool {
+        matches!(self, PermissionError::Rejected { .. })
+    }
+
+    /// What the user told the model with a rejection; `None` for any other refusal,
+    /// and for a rejection without feedback (blank feedback is none: it is not shown).
+    pub fn feedback(&self) -> Option<&str> {
+        match self {
+            PermissionError::Rejected { feedback } => given(feedback),
+            _ => None,
+        }
+    }
+}
+
+/// Why an [`ApprovalStore`](crate::ApprovalStore) could not keep approvals. The store's
+/// own error is reported as text: stores differ, and Ward only shows it to the user.
+#[derive(Clone, Debug, PartialEq, Eq, Error)]
+#[error("{reason}")]
+pub struct SaveError {
+    /// The project the approvals are for.
+    pub project: String,
+    /// The agent scope they were to be stored under ([`crate::approval_scope`]).
+    pub scope: String,
+    /// What the store said.
+    pub reason: String,
 }
 
 fn feedback_suffix(feedback: &Option<String>) -> String {
-    match feedback.as_deref().map(str::trim) {
-        Some(text) if !text.is_empty() => format!(" Feedback: {text}"),
-        _ => String::new(),
+    match given(feedback) {
+        Some(text) => format!(" Feedback: {text}"),
+        None => String::new(),
     }
+}
+
+/// Feedback worth showing: trimmed, and none when blank.
+fn given(feedback: &Option<String>) -> Option<&str> {
+    feedback
+        .as_deref()
+        .map(str::trim)
+        .filter(|text| !text.is_empty())
 }
 
 #[cfg(test)]
@@ -77,5 +117,31 @@ mod tests {
             feedback: Some("  ".into()),
         };
         assert_eq!(blank.to_string(), bare.to_string());
+    }
+
+    #[test]
+    fn a_rejection_is_told_from_a_rule_by_its_variant() {
+        let with = PermissionError::Rejected {
+            feedback: Some(" use cargo check ".into()),
+        };
+        assert!(with.is_rejection());
+        assert_eq!(with.feedback(), Some("use cargo check"));
+        for without in [
+            PermissionError::Rejected { feedback: None },
+            PermissionError::Rejected {
+                feedback: Some(" \n".into()),
+            },
+        ] {
+            assert!(without.is_rejection());
+            assert_eq!(without.feedback(), None, "{without:?}");
+        }
+        // A rule's refusal is no rejection, even if its text quoted one.
+        let denied = PermissionError::Denied {
+            permission: "bash".into(),
+            pattern: "echo The user rejected permission to use this tool call.".into(),
+            rule: "`bash echo * = deny` (ward.toml)".into(),
+        };
+        assert!(!denied.is_rejection());
+        assert_eq!(denied.feedback(), None);
     }
 }

@@ -30,7 +30,7 @@ pub use engine::{
     ApprovalStore, AskHook, AskRequest, HookAnswer, MemoryApprovals, PermissionEngine,
     PermissionEvent, Reply, approval_scope,
 };
-pub use error::PermissionError;
+pub use error::{PermissionError, SaveError};
 pub use evaluate::{Decision, disabled_tools, evaluate, evaluate_all, permission_key};
 pub use explain::{Explanation, explain};
 pub use rule::{Action, Rule, RuleError, Ruleset, defaults};

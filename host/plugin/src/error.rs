@@ -1,6 +1,11 @@
 //! Why a plugin call did not produce a result, and how a trap becomes one of those
 //! reasons.
+//!
+//! A caller decides on a failure by its variant: a permission refusal arrives as
+//! [`CallError::Permission`] (the host refused) or [`CallError::Rejected`] (the plugin
+//! failed after the user rejected one of its questions), never as text to search.
 
+use ward_permission::PermissionError;
 use wasmtime::Trap;
 
 use crate::bindings::ToolError;
@@ -34,8 +39,18 @@ pub enum CallError {
         reason: String,
     },
     /// The tool itself reported an error.
-    #[error("{}", crate::runtime::tool_error_text(.0))]
+    #[error("{}", tool_error_text(.0))]
     Tool(ToolError),
+    /// The tool reported an error after the user rejected a question it put during the
+    /// call (through `ask`, `exec`, `http-fetch` or a file access). The model reads the
+    /// tool's own error; the caller decides on `refusal`, whatever the plugin wrote.
+    #[error("{}", tool_error_text(.error))]
+    Rejected {
+        /// What the tool reported.
+        error: ToolError,
+        /// The user's answer ([`PermissionError::Rejected`], with any feedback).
+        refusal: PermissionError,
+    },
     /// The arguments were not acceptable.
     #[error("invalid arguments for `{tool}`: {message}")]
     InvalidArguments {
@@ -44,9 +59,9 @@ pub enum CallError {
         /// What is wrong, naming the field.
         message: String,
     },
-    /// A permission rule or the user refused the call.
+    /// A permission rule or the user refused the call before it ran.
     #[error("{0}")]
-    Permission(String),
+    Permission(PermissionError),
     /// The call ran past its time limit.
     #[error("plugin `{plugin}` exceeded its time limit of {ms} ms and was stopped")]
     Timeout {
@@ -96,6 +111,15 @@ pub enum CallError {
 }
 
 impl CallError {
+    /// The permission refusal behind the failure, if it was one: a rule's or the
+    /// user's answer to the host, or the user's rejection of a question the plugin put.
+    pub fn permission(&self) -> Option<&PermissionError> {
+        match self {
+            CallError::Permission(refusal) | CallError::Rejected { refusal, .. } => Some(refusal),
+            _ => None,
+        }
+    }
+
     /// Whether the failure is the plugin's fault (and counts as a strike).
     pub fn is_plugin_fault(&self) -> bool {
         matches!(
@@ -106,6 +130,24 @@ impl CallError {
                 | CallError::OutputTooLarge { .. }
                 | CallError::BadResult { .. }
         )
+    }
+}
+
+/// Turns a plugin's typed error into the text the model reads.
+pub fn tool_error_text(e: &ToolError) -> String {
+    match e {
+        ToolError::InvalidArguments(m) => format!("invalid arguments: {m}"),
+        ToolError::Denied(m) => format!("denied: {m}"),
+        ToolError::Failed(m) => m.clone(),
+    }
+}
+
+/// The failure of a tool that reported `error`, given the rejection, if any, the user
+/// gave to a question of the call ([`crate::state::CallEnv::rejection`]).
+pub(crate) fn tool_failure(error: ToolError, rejection: Option<PermissionError>) -> CallError {
+    match rejection {
+        Some(refusal) => CallError::Rejected { error, refusal },
+        None => CallError::Tool(error),
     }
 }
 

@@ -214,8 +214,7 @@ async fn check_with(
     metadata: serde_json::Value,
 ) -> Result<(), String> {
     let target = patterns.join(" && ");
-    scope
-        .check_for(Some(&env.plugin), permission, patterns, always, metadata)
+    env.check_in(scope, permission, patterns, always, metadata)
         .await
         .map_err(|e| {
             let reason = e.to_string();

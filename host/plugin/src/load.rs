@@ -75,8 +75,8 @@ impl PluginHost {
             Some(sha) => sha.to_string(),
             None => verified_sha(plugin, &bytes)?,
         };
-        let imports = compat::import_names(&bytes)?;
-        compat::check_imports(&imports, &plugin.ceiling)?;
+        let imports = compat::import_names(&bytes).map_err(|e| e.to_string())?;
+        compat::check_imports(&imports, &plugin.ceiling).map_err(|e| e.to_string())?;
 
         let precompiled = match plugin.source.component {
             ComponentBytes::Embedded { precompiled, .. } if !precompiled.is_empty() => {

@@ -22,11 +22,12 @@ use wasmtime::{Store, UpdateDeadline};
 use ward_config::{HookCaps, Kind};
 
 use crate::audit::{Audit, PluginEvent};
-use crate::bindings::{CallContext, FullPlugin, ToolError, ToolInfo, ToolOutput};
+use crate::bindings::{CallContext, FullPlugin, ToolInfo, ToolOutput};
 use crate::cache::ArtifactCache;
 use crate::discovery::{ComponentBytes, PluginSource};
 use crate::engine::SharedEngine;
-use crate::error::{CallError, classify};
+pub use crate::error::tool_error_text;
+use crate::error::{CallError, classify, tool_failure};
 use crate::grants::{Ceiling, Effective, IgnoredGrant};
 use crate::hooks::{EventQueues, HookRegistration};
 use crate::load::Loaded;
@@ -331,9 +332,10 @@ impl PluginHost {
                 .await
         }
         .await;
+        let rejection = store.data().env.rejection();
         let outcome = outcome.map(|answer| match answer {
             Ok(out) => check_size(plugin, out),
-            Err(e) => Err(CallError::Tool(e)),
+            Err(e) => Err(tool_failure(e, rejection)),
         });
         self.settle_call(plugin, store.data().limits.memory_refused, outcome)
     }
@@ -357,7 +359,9 @@ impl PluginHost {
             )),
         };
         match &result {
-            Ok(_) | Err(CallError::Tool(_)) => self.clear_strikes(plugin),
+            Ok(_) | Err(CallError::Tool(_) | CallError::Rejected { .. }) => {
+                self.clear_strikes(plugin)
+            }
             Err(e) if e.is_plugin_fault() => self.strike(plugin, e),
             Err(_) => {}
         }
@@ -401,6 +405,7 @@ impl PluginHost {
             confinement,
             protected: self.protected.clone(),
             config_writer: plugin.source.origin == crate::discovery::Origin::Builtin,
+            rejected: Mutex::default(),
         })
     }
 
@@ -530,14 +535,5 @@ pub(crate) fn call_context(scope: &CallScope) -> CallContext {
         call_id: scope.call_id.clone(),
         agent: scope.agent.clone(),
         directory: scope.project.to_string_lossy().into_owned(),
-    }
-}
-
-/// Turns a plugin's typed error into the text the model reads.
-pub fn tool_error_text(e: &ToolError) -> String {
-    match e {
-        ToolError::InvalidArguments(m) => format!("invalid arguments: {m}"),
-        ToolError::Denied(m) => format!("denied: {m}"),
-        ToolError::Failed(m) => m.clone(),
     }
 }

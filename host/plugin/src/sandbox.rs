@@ -149,7 +149,7 @@ pub(crate) async fn escape_approved(
             metadata,
         )
         .await
-        .map_err(|e| CallError::Permission(e.to_string()))?;
+        .map_err(CallError::Permission)?;
     Ok(true)
 }
 

@@ -86,6 +86,8 @@ pub struct CallEnv {
     /// Whether the plugin is one of Ward's own (embedded in the binary), whose writes
     /// to a protected path a person may approve; any other plugin's are refused.
     pub config_writer: bool,
+    /// The last rejection the user gave a question of this call ([`CallEnv::rejection`]).
+    pub(crate) rejected: Mutex<Option<PermissionError>>,
 }
 
 impl CallEnv {
@@ -98,9 +100,38 @@ impl CallEnv {
         always: Vec<String>,
         metadata: serde_json::Value,
     ) -> Result<(), PermissionError> {
-        self.scope
-            .check_for(Some(&self.plugin), permission, patterns, always, metadata)
+        self.check_in(&self.scope, permission, patterns, always, metadata)
             .await
+    }
+
+    /// [`CallEnv::check`] under `scope` instead of the call's own (e.g. with an extra
+    /// guard layer). A rejection is remembered for [`CallEnv::rejection`].
+    pub async fn check_in(
+        &self,
+        scope: &CallScope,
+        permission: &str,
+        patterns: Vec<String>,
+        always: Vec<String>,
+        metadata: serde_json::Value,
+    ) -> Result<(), PermissionError> {
+        let outcome = scope
+            .check_for(Some(&self.plugin), permission, patterns, always, metadata)
+            .await;
+        if let Err(refusal) = &outcome
+            && refusal.is_rejection()
+            && let Ok(mut rejected) = self.rejected.lock()
+        {
+            *rejected = Some(refusal.clone());
+        }
+        outcome
+    }
+
+    /// The last rejection the user gave a question of this call, if any. The plugin
+    /// gets the refusal as text through the WIT boundary and reports what it likes; a
+    /// tool error after a rejection is the user's refusal all the same
+    /// ([`crate::CallError::Rejected`]), and no text a plugin writes can pass for one.
+    pub fn rejection(&self) -> Option<PermissionError> {
+        self.rejected.lock().ok().and_then(|r| r.clone())
     }
 }
 

@@ -3,7 +3,6 @@
 
 use serde_json::Value;
 use std::sync::{Arc, Mutex};
-use ward_permission::PermissionError;
 
 use ward_plugin::{CallScope, ProgressSink};
 use ward_store::{
@@ -15,7 +14,8 @@ use crate::runner::{LoopError, Runner, now};
 use crate::step;
 
 impl Runner {
-    /// Runs `call`; `true` when the user rejected it without feedback (stop the loop).
+    /// Runs `call`; `true` when the user rejected it without feedback (stop the loop,
+    /// [`crate::ToolCallError::stops_the_loop`]).
     pub(crate) async fn run_call(
         &self,
         session: &Session,
@@ -65,12 +65,10 @@ impl Runner {
                 },
             },
             Err(error) => {
-                rejected = error
-                    .contains(&PermissionError::Rejected { feedback: None }.to_string())
-                    && !error.contains("Feedback:");
+                rejected = error.stops_the_loop();
                 ToolState::Error {
                     input,
-                    error,
+                    error: error.to_string(),
                     time: ErrorTime { start, end: now() },
                 }
             }

@@ -263,7 +263,7 @@ impl Runner {
         session: &Session,
         tool: &str,
         args: &serde_json::Value,
-    ) -> Result<crate::ToolSuccess, String> {
+    ) -> Result<crate::ToolSuccess, crate::ToolCallError> {
         let scope = CallScope {
             call_id: format!("cmd_{}", now()),
             ..self.session_scope(session)

@@ -20,6 +20,7 @@ use ward_provider::ToolSpec;
 use ward_skill::content::render_from_plugin;
 use ward_skill::{SkillInfo, SkillRegistry, tool_description};
 
+use crate::tool_error::ToolCallError;
 use crate::tools::{HostTool, ToolSuccess};
 
 /// The `skill` tool over a discovered set of skills.
@@ -51,21 +52,20 @@ impl SkillTool {
         skill: &SkillInfo,
         plugin: &str,
         scope: &CallScope,
-    ) -> Result<String, String> {
+    ) -> Result<String, ToolCallError> {
         let found = self.plugins.as_ref().and_then(|host| {
             let component = host.plugins().iter().find(|p| p.name() == plugin)?;
             Some((host, component))
         });
         let Some((host, component)) = found else {
-            return Err(format!(
+            return Err(ToolCallError::respond(format!(
                 "skill `{}` needs plugin `{plugin}`, which is not loaded",
                 skill.name
-            ));
+            )));
         };
         let content = host
             .load_skill(component, &skill.name, scope.clone())
-            .await
-            .map_err(|e| e.to_string())?;
+            .await?;
         Ok(render_from_plugin(
             &skill.name,
             plugin,
@@ -102,23 +102,24 @@ impl HostTool for SkillTool {
         &'a self,
         args: Value,
         scope: &'a CallScope,
-    ) -> BoxFuture<'a, Result<ToolSuccess, String>> {
+    ) -> BoxFuture<'a, Result<ToolSuccess, ToolCallError>> {
         Box::pin(async move {
-            let name = args
-                .get("name")
-                .and_then(Value::as_str)
-                .ok_or("invalid arguments for `skill`: `name` (a string) is required")?;
+            let name = args.get("name").and_then(Value::as_str).ok_or_else(|| {
+                ToolCallError::respond(
+                    "invalid arguments for `skill`: `name` (a string) is required",
+                )
+            })?;
             let visible = self.registry.visible(&self.rules);
             let Some(skill) = visible.iter().find(|s| s.name == name) else {
                 let names: Vec<&str> = visible.iter().map(|s| s.name.as_str()).collect();
-                return Err(format!(
+                return Err(ToolCallError::respond(format!(
                     "no skill named `{name}`; available: {}",
                     if names.is_empty() {
                         "none".to_string()
                     } else {
                         names.join(", ")
                     }
-                ));
+                )));
             };
             let (content, metadata) = match &skill.plugin {
                 Some(plugin) => (
@@ -126,7 +127,9 @@ impl HostTool for SkillTool {
                     json!({ "name": name, "plugin": plugin }),
                 ),
                 None => (
-                    self.registry.load(name).map_err(|e| e.to_string())?,
+                    self.registry
+                        .load(name)
+                        .map_err(|e| ToolCallError::respond(e.to_string()))?,
                     json!({ "name": name, "dir": skill.dir }),
                 ),
             };

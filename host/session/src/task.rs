@@ -19,6 +19,7 @@ use ward_provider::ToolSpec;
 use ward_store::{Event, PartKind, Session, Store, ToolState};
 
 use crate::runner::Runner;
+use crate::tool_error::ToolCallError;
 use crate::tools::{HostTool, ToolSuccess};
 
 /// Where subagents come from: the CLI (or a server) knows the agents, models and
@@ -27,8 +28,31 @@ pub trait Subagents: Send + Sync {
     /// The subagents the model may choose from: (name, description).
     fn list(&self) -> Vec<(String, String)>;
     /// A runner for `agent`, whose rules keep every deny of `parent_rules`.
-    fn runner(&self, agent: &str, parent: &CallScope)
-    -> BoxFuture<'_, Result<Arc<Runner>, String>>;
+    fn runner(
+        &self,
+        agent: &str,
+        parent: &CallScope,
+    ) -> BoxFuture<'_, Result<Arc<Runner>, SubagentError>>;
+}
+
+/// Why no runner could be made for a subagent; the model reads it as the `task`
+/// call's result.
+#[derive(Debug, thiserror::Error)]
+pub enum SubagentError {
+    /// No agent has that name.
+    #[error("no such agent")]
+    UnknownAgent {
+        /// The name asked for.
+        agent: String,
+    },
+    /// The agent's own model cannot be set up (unknown provider or model, no key…).
+    #[error("agent `{agent}`: {reason}")]
+    Model {
+        /// The agent.
+        agent: String,
+        /// Why, as the model set-up reported it.
+        reason: String,
+    },
 }
 
 /// The child loops `task` calls started, so that after an abort the caller can wait
@@ -114,19 +138,23 @@ impl HostTool for TaskTool {
         &'a self,
         args: Value,
         scope: &'a CallScope,
-    ) -> BoxFuture<'a, Result<ToolSuccess, String>> {
+    ) -> BoxFuture<'a, Result<ToolSuccess, ToolCallError>> {
         Box::pin(async move {
             let text = |key: &str| args.get(key).and_then(Value::as_str).unwrap_or_default();
             let (description, prompt, agent) =
                 (text("description"), text("prompt"), text("subagent_type"));
             let names: Vec<String> = self.subagents.list().into_iter().map(|(n, _)| n).collect();
             if !names.iter().any(|n| n == agent) {
-                return Err(format!(
+                return Err(ToolCallError::respond(format!(
                     "unknown subagent_type `{agent}`; available: {}",
                     names.join(", ")
-                ));
+                )));
             }
-            let runner = self.subagents.runner(agent, scope).await?;
+            let runner = self
+                .subagents
+                .runner(agent, scope)
+                .await
+                .map_err(|e| ToolCallError::respond(e.to_string()))?;
             let session = self.child_session(text("task_id"), agent, scope)?;
             let mut watcher = AbortTask(progress(self.store.clone(), &session, scope));
             let (done, outcome) = tokio::sync::oneshot::channel();
@@ -142,17 +170,18 @@ impl HostTool for TaskTool {
             let _abort_child = AbortOnDrop(runner.clone(), session.id.clone());
             let outcome = outcome
                 .await
-                .map_err(|_| "the subagent stopped".to_string());
+                .map_err(|_| ToolCallError::respond("the subagent stopped"));
             // Wait until the watcher has stopped: a progress write landing after the
             // call's result would put the part back to running.
             watcher.0.abort();
             let _ = (&mut watcher.0).await;
             let outcome = outcome?;
-            let answer = outcome.map_err(|e| format!("the subagent failed: {e}"))?;
+            let answer =
+                outcome.map_err(|e| ToolCallError::respond(format!("the subagent failed: {e}")))?;
             let reply: String = self
                 .store
                 .get_message(&answer.id)
-                .map_err(|e| e.to_string())?
+                .map_err(|e| ToolCallError::respond(e.to_string()))?
                 .parts
                 .iter()
                 .filter_map(|p| match &p.kind {
@@ -180,27 +209,27 @@ impl TaskTool {
         task_id: &str,
         agent: &str,
         scope: &CallScope,
-    ) -> Result<Session, String> {
+    ) -> Result<Session, ToolCallError> {
         if !task_id.is_empty() {
             let existing = self
                 .store
                 .get_session(task_id)
-                .map_err(|e| format!("task_id `{task_id}`: {e}"))?;
+                .map_err(|e| ToolCallError::respond(format!("task_id `{task_id}`: {e}")))?;
             if existing.parent_id.as_deref() != Some(scope.session_id.as_str()) {
-                return Err(format!(
+                return Err(ToolCallError::respond(format!(
                     "task_id `{task_id}` is not a subagent session of this session"
-                ));
+                )));
             }
             return Ok(existing);
         }
         let parent = self
             .store
             .get_session(&scope.session_id)
-            .map_err(|e| format!("the parent session: {e}"))?;
+            .map_err(|e| ToolCallError::respond(format!("the parent session: {e}")))?;
         let child = Session::child_of(&parent, agent);
         self.store
             .create_session(&child)
-            .map_err(|e| e.to_string())?;
+            .map_err(|e| ToolCallError::respond(e.to_string()))?;
         Ok(child)
     }
 }

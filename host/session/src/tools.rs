@@ -5,6 +5,7 @@
 //! (asking through the session's engine), the sandboxed call, truncation of its
 //! output ([`crate::truncate`]), then the `tool.execute.after` hooks.
 //! `ward tool call` uses the same path, so a tool behaves the same from the CLI.
+//! A failure is a [`ToolCallError`]: text for the model, and a variant for the loop.
 
 use std::sync::Arc;
 
@@ -17,6 +18,7 @@ use ward_provider::ToolSpec;
 use crate::args::ArgChecks;
 use crate::doom::is_doom_loop;
 use crate::repair::{Resolved, resolve};
+use crate::tool_error::ToolCallError;
 use crate::truncate::OutputPolicy;
 
 /// A finished tool call.
@@ -44,7 +46,7 @@ pub trait HostTool: Send + Sync {
         &'a self,
         args: Value,
         scope: &'a CallScope,
-    ) -> BoxFuture<'a, Result<ToolSuccess, String>>;
+    ) -> BoxFuture<'a, Result<ToolSuccess, ToolCallError>>;
 }
 
 /// The tools on offer in one session.
@@ -129,20 +131,21 @@ impl ToolBox {
     }
 
     /// Runs one call. `previous` holds this turn's earlier calls (tool, input), for the
-    /// doom-loop check. Every failure is a message for the model.
+    /// doom-loop check. Every failure is a message for the model; a user's rejection
+    /// is [`ToolCallError::Rejected`].
     pub async fn execute(
         &self,
         name: &str,
         arguments: &str,
         scope: CallScope,
         previous: &[(String, Value)],
-    ) -> Result<ToolSuccess, String> {
+    ) -> Result<ToolSuccess, ToolCallError> {
         let names = self.names();
         let tool = match resolve(name, &names) {
             Resolved::Exact(t) | Resolved::Repaired(t) => t.to_string(),
-            Resolved::Invalid(message) => return Err(message),
+            Resolved::Invalid(message) => return Err(ToolCallError::respond(message)),
         };
-        crate::args::within_size(&tool, arguments)?;
+        crate::args::within_size(&tool, arguments).map_err(ToolCallError::respond)?;
         let args: Value = match serde_json::from_str(if arguments.trim().is_empty() {
             "{}"
         } else {
@@ -150,17 +153,19 @@ impl ToolBox {
         }) {
             Ok(v @ Value::Object(_)) => v,
             Ok(_) => {
-                return Err(format!(
+                return Err(ToolCallError::respond(format!(
                     "invalid arguments for `{tool}`: expected a JSON object"
-                ));
+                )));
             }
             Err(e) => {
-                return Err(format!(
+                return Err(ToolCallError::respond(format!(
                     "invalid arguments for `{tool}`: not valid JSON ({e})"
-                ));
+                )));
             }
         };
-        self.check_args(&tool, &args).await?;
+        self.check_args(&tool, &args)
+            .await
+            .map_err(ToolCallError::respond)?;
         if is_doom_loop(previous, &(tool.clone(), args.clone())) {
             scope
                 .check(
@@ -169,8 +174,7 @@ impl ToolBox {
                     vec![tool.clone()],
                     args.clone(),
                 )
-                .await
-                .map_err(|e| e.to_string())?;
+                .await?;
         }
         // Hooks see the call before the rules do, so what is checked — and what the
         // user is asked about — is what will actually run, rewrites included.
@@ -179,26 +183,27 @@ impl ToolBox {
             .host
             .tool_execute_before(&tool, &original, &scope)
             .await
-            .map_err(|e| e.to_string())?;
+            .map_err(|block| ToolCallError::respond(block.to_string()))?;
         let rewritten = hooked != original;
         if rewritten {
-            crate::args::within_size(&tool, &hooked)?;
+            crate::args::within_size(&tool, &hooked).map_err(ToolCallError::respond)?;
         }
         let args: Value = serde_json::from_str(&hooked).map_err(|e| {
-            format!(
+            ToolCallError::respond(format!(
                 "a tool.execute.before hook rewrote `{tool}`'s arguments into invalid JSON ({e})"
-            )
+            ))
         })?;
         if rewritten {
-            self.check_args(&tool, &args)
-                .await
-                .map_err(|e| format!("after a tool.execute.before hook rewrote them, {e}"))?;
+            self.check_args(&tool, &args).await.map_err(|e| {
+                ToolCallError::respond(format!(
+                    "after a tool.execute.before hook rewrote them, {e}"
+                ))
+            })?;
         }
         for need in tool_rules::needs(&tool, &args, &scope.project) {
             scope
                 .check(&need.permission, need.patterns, need.always, args.clone())
-                .await
-                .map_err(|e| e.to_string())?;
+                .await?;
         }
         let (mut out, args) = self.call(&tool, args, &scope).await?;
         // A tool that bounds its own output says so with `metadata.truncated` (as
@@ -247,7 +252,7 @@ impl ToolBox {
         tool: &str,
         args: Value,
         scope: &CallScope,
-    ) -> Result<(ToolOutput, String), String> {
+    ) -> Result<(ToolOutput, String), ToolCallError> {
         let text = args.to_string();
         if let Some(native) = self.natives.iter().find(|n| n.name() == tool) {
             let done = native.run(args, scope).await?;
@@ -263,12 +268,8 @@ impl ToolBox {
             .tools
             .iter()
             .find(|(_, t)| t.name == tool)
-            .ok_or_else(|| format!("unknown tool `{tool}`"))?;
-        let out = self
-            .host
-            .call(plugin, tool, &text, scope.clone())
-            .await
-            .map_err(|e| e.to_string())?;
+            .ok_or_else(|| ToolCallError::respond(format!("unknown tool `{tool}`")))?;
+        let out = self.host.call(plugin, tool, &text, scope.clone()).await?;
         Ok((out, text))
     }
 }
@@ -291,3 +292,6 @@ fn truncation_metadata(metadata: &str, saved: Option<&std::path::Path>) -> Strin
     }
     value.to_string()
 }
+
+#[cfg(test)]
+mod tests;

@@ -163,24 +163,45 @@ fn read_skill(source: &SkillSource, dir: &Path, warnings: &mut Vec<Warning>) -> 
     })
 }
 
+/// What breaks Claude Code's naming rule in a skill name; the message completes
+/// "invalid skill name …: ".
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum NameError {
+    /// The name is empty.
+    #[error("it is empty ({NAME_RULE})")]
+    Empty,
+    /// The name is longer than [`MAX_NAME_LEN`] characters.
+    #[error("it has {length} characters, at most {MAX_NAME_LEN} are allowed")]
+    TooLong {
+        /// Its length in characters.
+        length: usize,
+    },
+    /// A character outside the rule.
+    #[error("{character:?} is not allowed ({NAME_RULE})")]
+    Character {
+        /// The first such character.
+        character: char,
+    },
+}
+
+/// The characters a skill name may use.
+const NAME_RULE: &str = "use lowercase letters, digits and hyphens";
+
 /// Checks Claude Code's naming rule: 1–64 characters, each a lowercase ASCII
 /// letter, a digit or a hyphen. Returns what is wrong.
-pub fn check_name(name: &str) -> Result<(), String> {
-    const RULE: &str = "use lowercase letters, digits and hyphens";
+pub fn check_name(name: &str) -> Result<(), NameError> {
     if name.is_empty() {
-        return Err(format!("it is empty ({RULE})"));
+        return Err(NameError::Empty);
     }
     let length = name.chars().count();
     if length > MAX_NAME_LEN {
-        return Err(format!(
-            "it has {length} characters, at most {MAX_NAME_LEN} are allowed"
-        ));
+        return Err(NameError::TooLong { length });
     }
     match name
         .chars()
         .find(|c| !(c.is_ascii_lowercase() || c.is_ascii_digit() || *c == '-'))
     {
-        Some(c) => Err(format!("{c:?} is not allowed ({RULE})")),
+        Some(character) => Err(NameError::Character { character }),
         None => Ok(()),
     }
 }
@@ -234,7 +255,15 @@ mod tests {
         assert!(check_name(&"a".repeat(65)).is_err());
         assert!(check_name("").is_err());
         let err = check_name("PDF Tools").unwrap_err();
-        assert!(err.contains("'P'"), "{err}");
+        assert_eq!(err, NameError::Character { character: 'P' });
+        assert_eq!(
+            err.to_string(),
+            "'P' is not allowed (use lowercase letters, digits and hyphens)"
+        );
+        assert_eq!(
+            check_name(&"a".repeat(65)),
+            Err(NameError::TooLong { length: 65 })
+        );
         assert!(check_name("a_b").is_err());
         assert!(check_name("é").is_err());
     }

@@ -35,7 +35,7 @@ pub mod registry;
 pub mod roots;
 
 pub use describe::{summaries, tool_description};
-pub use discover::{MAX_NAME_LEN, SKILL_FILE, Warning, check_name};
+pub use discover::{MAX_NAME_LEN, NameError, SKILL_FILE, Warning, check_name};
 pub use registry::{PERMISSION, SkillError, SkillInfo, SkillRegistry};
 pub use roots::{Scope, SkillRoots, SkillSource};
 

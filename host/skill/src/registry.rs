@@ -155,7 +155,7 @@ impl SkillRegistry {
         let mut from_plugins: BTreeMap<String, SkillInfo> = BTreeMap::new();
         for skill in skills {
             let problem = if let Err(e) = crate::discover::check_name(&skill.name) {
-                Some(e)
+                Some(e.to_string())
             } else if skill.description.is_empty() {
                 Some("it has no description, which the model needs to choose it".to_string())
             } else if from_plugins.contains_key(&skill.name) {

@@ -6,7 +6,7 @@
 //! (`target/wasm`), so the nested build never waits on the outer build's lock.
 
 use std::path::{Path, PathBuf};
-use std::process::Command;
+use std::process::{Command, ExitStatus};
 
 /// Code generation flags for the plugin components.
 ///
@@ -100,15 +100,44 @@ pub fn guest_build(target_dir: &Path) -> Command {
     cmd
 }
 
+/// Why the plugin components were not built; the message is for the build script to
+/// print.
+#[derive(Debug, thiserror::Error)]
+pub enum BuildError {
+    /// Cargo could not be started.
+    #[error("cannot run cargo to build the plugins: {0}")]
+    Cargo(#[source] std::io::Error),
+    /// The nested build failed.
+    #[error(
+        "building the plugin components failed ({status}); if the wasm32-wasip2 target is \
+         missing, run `rustup target add wasm32-wasip2`"
+    )]
+    Failed {
+        /// How cargo exited.
+        status: ExitStatus,
+    },
+    /// A plugin built, but its component is not where its manifest says.
+    #[error(
+        "plugin `{package}` built, but {} is missing (does `component` in its plugin.toml \
+         match the crate name?)",
+        wasm.display()
+    )]
+    Missing {
+        /// The plugin's Cargo package.
+        package: String,
+        /// Where the component was expected.
+        wasm: PathBuf,
+    },
+}
+
 /// Builds `plugins` from the workspace at `root` into `target_dir`, and tells Cargo to
 /// rerun the build script when any of `watch` (directories under `root`) changes.
-/// Returns a message on failure, for the build script to print.
 pub fn build(
     root: &Path,
     target_dir: &Path,
     plugins: &[PluginCrate],
     watch: &[&str],
-) -> Result<(), String> {
+) -> Result<(), BuildError> {
     for w in watch {
         println!("cargo:rerun-if-changed={}", root.join(w).display());
     }
@@ -121,23 +150,17 @@ pub fn build(
         cmd.args(["-p", &p.package]);
     }
     cmd.env("CARGO_TARGET_WASM32_WASIP2_RUSTFLAGS", GUEST_RUSTFLAGS);
-    match cmd.status() {
-        Ok(s) if s.success() => {}
-        Ok(s) => {
-            return Err(format!(
-                "building the plugin components failed ({s}); if the wasm32-wasip2 target is missing, run `rustup target add wasm32-wasip2`"
-            ));
-        }
-        Err(e) => return Err(format!("cannot run cargo to build the plugins: {e}")),
+    let status = cmd.status().map_err(BuildError::Cargo)?;
+    if !status.success() {
+        return Err(BuildError::Failed { status });
     }
     for p in plugins {
         let wasm = p.wasm_path(target_dir);
         if !wasm.is_file() {
-            return Err(format!(
-                "plugin `{}` built, but {} is missing (does `component` in its plugin.toml match the crate name?)",
-                p.package,
-                wasm.display()
-            ));
+            return Err(BuildError::Missing {
+                package: p.package.clone(),
+                wasm,
+            });
         }
     }
     Ok(())

@@ -9,10 +9,10 @@ use std::sync::{Arc, Mutex};
 use serde_json::json;
 use tokio::sync::broadcast;
 use ward_permission::{
-    Action, ApprovalStore, AskRequest, MemoryApprovals, PermissionEngine, PermissionEvent, Reply,
-    Rule, approval_scope,
+    Action, ApprovalStore, AskRequest, MemoryApprovals, PermissionEngine, PermissionError,
+    PermissionEvent, Reply, Rule, approval_scope,
 };
-use ward_plugin::{HookVerdict, PermissionRequest};
+use ward_plugin::{CallError, HookVerdict, PermissionRequest};
 use ward_tests::Project;
 use ward_tests::harness::Harness;
 
@@ -120,6 +120,18 @@ async fn a_plugin_asks_only_about_what_is_its_own_and_its_always_stays_its_own()
         .await
         .expect_err("rejected");
     assert!(err.to_string().contains("reject"), "{err}");
+    // The refusal reached the plugin as text through its `exec`; the host knows it by
+    // type, whatever the plugin made of it.
+    assert!(
+        matches!(
+            &err,
+            CallError::Rejected {
+                refusal: PermissionError::Rejected { feedback: None },
+                ..
+            }
+        ),
+        "{err:?}"
+    );
     assert!(!p.path("ran.txt").exists(), "the command never ran");
     let last = questions(&asked).pop().expect("the bash question");
     assert_eq!(

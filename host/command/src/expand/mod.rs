@@ -27,13 +27,14 @@ pub const ARGUMENTS: &str = "$ARGUMENTS";
 pub type BoxFuture<'a, T> = Pin<Box<dyn Future<Output = T> + Send + 'a>>;
 
 /// Runs one `` !`cmd` `` for [`expand`]: given the command line, returns its
-/// output, or an error message when it could not run or was refused.
+/// output, or the host's error `E` when it could not run or was refused (only its
+/// message is used: it goes into the expansion).
 ///
 /// This crate never starts processes; the host implements this by running
 /// the command through the `bash` tool, so the agent's permission rules
 /// apply (a denied command is an `Err`). Whether a non-zero exit status is an
 /// error, and whether stderr is included, is the host's choice.
-pub type ShellFn<'a> = dyn Fn(String) -> BoxFuture<'a, Result<String, String>> + Send + Sync + 'a;
+pub type ShellFn<'a, E> = dyn Fn(String) -> BoxFuture<'a, Result<String, E>> + Send + Sync + 'a;
 
 /// A command's template after [`expand`].
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -82,10 +83,10 @@ pub struct Expanded {
 ///    `agents` are `@agent` mentions and are skipped. References inside the
 ///    output of shell commands are not collected (a `git log` full of
 ///    `@handles` attaches nothing); those in the arguments are.
-pub async fn expand(
+pub async fn expand<E: std::fmt::Display>(
     command: &CommandInfo,
     arguments: &str,
-    shell: &ShellFn<'_>,
+    shell: &ShellFn<'_, E>,
     agents: &[&str],
 ) -> Expanded {
     let arguments = arguments.trim();
@@ -121,14 +122,14 @@ pub async fn expand(
 }
 
 /// The output of one shell command, or the note that replaces it.
-async fn run(shell: &ShellFn<'_>, line: String) -> String {
+async fn run<E: std::fmt::Display>(shell: &ShellFn<'_, E>, line: String) -> String {
     let line = line.trim().to_string();
     if line.is_empty() {
         return "[command failed: the command is empty]".to_string();
     }
     match shell(line.clone()).await {
         Ok(output) => output.trim_end().to_string(),
-        Err(error) => format!("[command failed: `{line}`: {}]", error.trim()),
+        Err(error) => format!("[command failed: `{line}`: {}]", error.to_string().trim()),
     }
 }
 

@@ -8,6 +8,7 @@
 use std::collections::HashMap;
 use std::sync::{Mutex, PoisonError};
 
+use crate::error::SaveError;
 use crate::rule::Rule;
 
 /// Persistent storage of approval rules per (project, agent).
@@ -16,9 +17,9 @@ pub trait ApprovalStore: Send + Sync {
     fn load(&self, project: &str, agent: &str) -> Vec<Rule>;
 
     /// Adds `rules` to the approvals for `project` and `agent`, after the existing
-    /// ones. Rules already stored need not be stored twice. The error text is shown
-    /// to the user.
-    fn save(&self, project: &str, agent: &str, rules: &[Rule]) -> Result<(), String>;
+    /// ones. Rules already stored need not be stored twice. The error is shown to the
+    /// user.
+    fn save(&self, project: &str, agent: &str, rules: &[Rule]) -> Result<(), SaveError>;
 }
 
 /// The agent key an approval is stored under: `agent` for the host's own questions,
@@ -53,7 +54,7 @@ impl ApprovalStore for MemoryApprovals {
             .unwrap_or_default()
     }
 
-    fn save(&self, project: &str, agent: &str, rules: &[Rule]) -> Result<(), String> {
+    fn save(&self, project: &str, agent: &str, rules: &[Rule]) -> Result<(), SaveError> {
         let mut map = self.rules.lock().unwrap_or_else(PoisonError::into_inner);
         let stored = map
             .entry((project.to_string(), agent.to_string()))

@@ -8,6 +8,7 @@ use tokio::sync::broadcast;
 use tokio::task::JoinHandle;
 
 use super::*;
+use crate::error::SaveError;
 use crate::rule::{Action, Rule, Ruleset};
 
 fn layers() -> Vec<Ruleset> {
@@ -335,8 +336,12 @@ impl ApprovalStore for BrokenStore {
     fn load(&self, _: &str, _: &str) -> Vec<Rule> {
         Vec::new()
     }
-    fn save(&self, _: &str, _: &str, _: &[Rule]) -> Result<(), String> {
-        Err("disk full".into())
+    fn save(&self, project: &str, scope: &str, _: &[Rule]) -> Result<(), SaveError> {
+        Err(SaveError {
+            project: project.into(),
+            scope: scope.into(),
+            reason: "disk full".into(),
+        })
     }
 }
 
@@ -354,7 +359,17 @@ async fn failed_save_still_lets_the_call_through_once() {
         panic!("expected an ask")
     };
     let err = engine.reply(&id, Reply::Always).unwrap_err();
-    assert_eq!(err, PermissionError::Store("disk full".into()));
+    let PermissionError::Store(saving) = &err else {
+        panic!("expected a store error, got {err:?}");
+    };
+    assert_eq!(
+        (saving.scope.as_str(), saving.reason.as_str()),
+        ("build", "disk full")
+    );
+    assert_eq!(
+        err.to_string(),
+        "the approval was applied once but could not be saved: disk full"
+    );
     assert_eq!(outcome(handle).await, Ok(()));
 }
 

@@ -3,7 +3,7 @@
 //! Owns the sequence of each operation: run the SQL in the right kind of transaction
 //! (see the parent module), then publish the event once the change is committed.
 
-use ward_permission::{ApprovalStore, Rule};
+use ward_permission::{ApprovalStore, Rule, SaveError};
 
 use super::deltas::Backlog;
 use super::{SqliteStore, approvals, compaction, messages, recover, sessions, todos};
@@ -237,10 +237,14 @@ impl ApprovalStore for SqliteStore {
             })
     }
 
-    fn save(&self, project: &str, agent: &str, rules: &[Rule]) -> Result<(), String> {
+    fn save(&self, project: &str, agent: &str, rules: &[Rule]) -> Result<(), SaveError> {
         self.shared
             .write(|conn| approvals::save(conn, project, agent, rules))
-            .map_err(|error| error.to_string())
+            .map_err(|error| SaveError {
+                project: project.to_string(),
+                scope: agent.to_string(),
+                reason: error.to_string(),
+            })
     }
 }
 

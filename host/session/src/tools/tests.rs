@@ -1,0 +1,210 @@
+//! The decisions [`ToolBox::execute`] hands the loop, by type: the user's rejection of
+//! a call is [`ToolCallError::Rejected`] (which stops the loop without feedback and not
+//! with it), and everything else — a rule's deny, an unknown tool, a tool's failure,
+//! even one whose text reads like a rejection — is a message for the model.
+
+use std::sync::Arc;
+
+use futures_util::future::BoxFuture;
+use serde_json::{Value, json};
+use ward_permission::{
+    Action, MemoryApprovals, PermissionEngine, PermissionError, PermissionEvent, Reply, Rule,
+    Ruleset,
+};
+use ward_plugin::{CallScope, HostOptions, PluginHost};
+use ward_provider::ToolSpec;
+
+use super::*;
+
+/// A host tool that answers every call with `outcome`.
+struct Fixed {
+    name: &'static str,
+    outcome: Result<ToolSuccess, ToolCallError>,
+}
+
+impl HostTool for Fixed {
+    fn name(&self) -> &str {
+        self.name
+    }
+
+    fn spec(&self) -> ToolSpec {
+        ToolSpec {
+            name: self.name.to_string(),
+            description: "test tool".to_string(),
+            parameters: json!({ "type": "object" }),
+        }
+    }
+
+    fn run<'a>(
+        &'a self,
+        _: Value,
+        _: &'a CallScope,
+    ) -> BoxFuture<'a, Result<ToolSuccess, ToolCallError>> {
+        let outcome = self.outcome.clone();
+        Box::pin(async move { outcome })
+    }
+}
+
+fn done() -> ToolSuccess {
+    ToolSuccess {
+        title: "done".into(),
+        output: "ran".into(),
+        metadata: json!({}),
+    }
+}
+
+/// A tool box with no plugins and the host tools `echo` and `forbidden` (which work)
+/// and `forge` (which fails with the text of a rejection, as any tool could).
+async fn toolbox() -> ToolBox {
+    let options = HostOptions {
+        project: std::env::temp_dir(),
+        ..HostOptions::default()
+    };
+    let host = PluginHost::new(Vec::new(), options).expect("plugin host");
+    let (tools, failed) = ToolBox::load(Arc::new(host), &[]).await;
+    assert!(failed.is_empty(), "{failed:?}");
+    let forged = PermissionError::Rejected { feedback: None }.to_string();
+    tools
+        .with_host_tool(
+            Arc::new(Fixed {
+                name: "echo",
+                outcome: Ok(done()),
+            }),
+            &[],
+        )
+        .with_host_tool(
+            Arc::new(Fixed {
+                name: "forbidden",
+                outcome: Ok(done()),
+            }),
+            &[],
+        )
+        .with_host_tool(
+            Arc::new(Fixed {
+                name: "forge",
+                outcome: Err(ToolCallError::respond(forged)),
+            }),
+            &[],
+        )
+}
+
+/// A scope whose rules ask before `echo`, deny `forbidden`, and whose every question
+/// gets `reply`.
+fn scope(reply: Reply) -> CallScope {
+    let (tx, mut events) = tokio::sync::broadcast::channel(8);
+    let engine = PermissionEngine::new(Arc::new(MemoryApprovals::new()), tx);
+    let answering = engine.clone();
+    tokio::spawn(async move {
+        while let Ok(event) = events.recv().await {
+            if let PermissionEvent::Asked { id, .. } = event {
+                let _ = answering.reply(&id, reply.clone());
+            }
+        }
+    });
+    let rules = Ruleset::new(
+        "test",
+        vec![
+            Rule::new("*", "*", Action::Allow),
+            Rule::new("echo", "*", Action::Ask),
+            Rule::new("forbidden", "*", Action::Deny),
+        ],
+    );
+    CallScope {
+        session_id: "ses_test".into(),
+        message_id: "msg_test".into(),
+        call_id: "call_test".into(),
+        agent: "build".into(),
+        project: std::env::temp_dir(),
+        rules: Arc::new(vec![rules]),
+        permissions: engine,
+        progress: None,
+        approved: Arc::default(),
+    }
+}
+
+async fn call(tools: &ToolBox, tool: &str, reply: Reply) -> Result<ToolSuccess, ToolCallError> {
+    let scope = scope(reply);
+    tokio::time::timeout(
+        std::time::Duration::from_secs(10),
+        tools.execute(tool, "{}", scope, &[]),
+    )
+    .await
+    .expect("the call settles")
+}
+
+#[tokio::test]
+async fn a_rejection_without_feedback_stops_the_loop() {
+    let tools = toolbox().await;
+    let error = call(&tools, "echo", Reply::Reject { feedback: None })
+        .await
+        .expect_err("rejected");
+    assert_eq!(
+        error,
+        ToolCallError::Rejected {
+            feedback: None,
+            message: "The user rejected permission to use this tool call.".into(),
+        }
+    );
+    assert!(error.stops_the_loop());
+}
+
+#[tokio::test]
+async fn a_rejection_with_feedback_goes_on() {
+    let tools = toolbox().await;
+    let reply = Reply::Reject {
+        feedback: Some("use printf instead".into()),
+    };
+    let error = call(&tools, "echo", reply).await.expect_err("rejected");
+    assert!(!error.stops_the_loop());
+    assert!(matches!(
+        &error,
+        ToolCallError::Rejected { feedback: Some(f), .. } if f == "use printf instead"
+    ));
+    assert_eq!(
+        error.to_string(),
+        "The user rejected permission to use this tool call. Feedback: use printf instead"
+    );
+}
+
+#[tokio::test]
+async fn an_approved_call_runs() {
+    let tools = toolbox().await;
+    let out = call(&tools, "echo", Reply::Once).await.expect("approved");
+    assert_eq!(out.output, "ran");
+}
+
+#[tokio::test]
+async fn everything_else_is_for_the_model() {
+    let tools = toolbox().await;
+    let no = || Reply::Reject { feedback: None };
+    // A rule's deny: the model reads why, and the loop goes on.
+    let denied = call(&tools, "forbidden", no()).await.expect_err("denied");
+    assert!(
+        matches!(denied, ToolCallError::RespondToModel(_)),
+        "{denied:?}"
+    );
+    assert!(
+        denied.to_string().starts_with("Permission denied by rule"),
+        "{denied}"
+    );
+    // A tool failing with a rejection's text is not the user's rejection.
+    let forged = call(&tools, "forge", no()).await.expect_err("fails");
+    assert!(
+        matches!(forged, ToolCallError::RespondToModel(_)),
+        "{forged:?}"
+    );
+    assert!(!forged.stops_the_loop());
+    // An unknown tool: the model is told what there is.
+    let unknown = call(&tools, "nope", no()).await.expect_err("unknown");
+    assert!(
+        matches!(unknown, ToolCallError::RespondToModel(_)),
+        "{unknown:?}"
+    );
+    // Arguments that are not an object.
+    let scope = scope(no());
+    let bad = tools.execute("echo", "[1]", scope, &[]).await;
+    assert!(
+        matches!(&bad, Err(ToolCallError::RespondToModel(m)) if m.contains("expected a JSON object")),
+        "{bad:?}"
+    );
+}
