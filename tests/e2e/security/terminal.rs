@@ -93,7 +93,10 @@ async fn model_text_and_tool_titles_reach_the_terminal_inert() {
         err.contains("[bash] \\x1b[2J\\x1b[HMARK"),
         "the title: {err}"
     );
-    assert!(err.contains("retrying (attempt 1): "), "the retry: {err}");
+    assert!(
+        err.contains("retrying in ") && err.contains("(attempt 2 of 8): "),
+        "the retry: {err}"
+    );
     assert!(err.contains("] error: "), "the unknown tool's error: {err}");
 
     // What was stored is shown inert too.

@@ -198,6 +198,24 @@ pub struct ModelRegistry {
     providers: BTreeMap<String, ProviderInfo>,
 }
 
+/// The bundled catalogue, parsed once per process with one plain TOML pass. The
+/// checked path (`ward_config::load_from_str`: substitutions, a validating pass, every
+/// key located) is for files people write and took four passes, ~3 ms of every start;
+/// this file is Ward's own, and a unit test holds the two readings equal.
+fn catalogue() -> Result<&'static Config, RegistryError> {
+    static PARSED: std::sync::OnceLock<Config> = std::sync::OnceLock::new();
+    if let Some(parsed) = PARSED.get() {
+        return Ok(parsed);
+    }
+    let parsed = match toml::from_str::<Config>(CATALOGUE) {
+        Ok(parsed) => parsed,
+        // Never for the bundled file; the checked path says where it is wrong.
+        Err(_) => ward_config::load_from_str(CATALOGUE_NAME, CATALOGUE)
+            .map_err(RegistryError::Catalogue)?,
+    };
+    Ok(PARSED.get_or_init(|| parsed))
+}
+
 impl ModelRegistry {
     /// The bundled catalogue alone.
     pub fn bundled() -> Result<Self, RegistryError> {
@@ -208,9 +226,7 @@ impl ModelRegistry {
     /// it. `origins` (from `LoadedConfig`) lets errors name the file, line and
     /// column that set the offending key; pass `Origins::default()` without.
     pub fn from_config(config: &Config, origins: &Origins) -> Result<Self, RegistryError> {
-        let catalogue = ward_config::load_from_str(CATALOGUE_NAME, CATALOGUE)
-            .map_err(RegistryError::Catalogue)?;
-        let providers = merge::providers(&catalogue.provider, &config.provider, origins)?;
+        let providers = merge::providers(&catalogue()?.provider, &config.provider, origins)?;
         Ok(Self { providers })
     }
 

@@ -252,3 +252,12 @@ fn endpoints_carry_the_key_from_config_before_the_environment() {
     let endpoint = bundled.provider("openai").unwrap().endpoint(&env);
     assert_eq!(endpoint.api_key.as_deref(), Some("from-env"));
 }
+
+#[test]
+fn the_catalogue_reads_the_same_plain_and_checked() {
+    let plain: ward_config::Config = toml::from_str(super::CATALOGUE).expect("plain");
+    let checked =
+        ward_config::load_from_str(super::CATALOGUE_NAME, super::CATALOGUE).expect("checked");
+    assert_eq!(plain, checked);
+    assert!(!plain.provider.is_empty());
+}
