@@ -65,6 +65,11 @@ impl CliSubagents {
     ) -> Runner {
         let ws = &self.ws;
         let mut tools = ws.tool_box(&rules).await;
+        // The model's first shell command should not wait for its sandbox to start
+        // (the loop runs for at least one model call: time enough to start it).
+        if tools.names().iter().any(|name| name == "bash") {
+            ws.host.prepare_command_sandbox();
+        }
         if ws.agents.subagents().next().is_some() {
             let task = TaskTool::new(
                 Arc::new(self.clone()),

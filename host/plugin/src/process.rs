@@ -197,6 +197,26 @@ async fn exit_status(control: &mut UnixStream) -> Option<i32> {
 }
 
 /// The policy for this call's process.
+/// Starts, on a blocking thread, the sandbox server the processes of a call made under
+/// `env` will run in, so the first one does not wait for it (a server's start is the
+/// helper's exec, its namespaces and its mounts: a few milliseconds). Only where the
+/// policy needs nothing made per call (not a plugin's own, which has a fresh scratch
+/// directory each time); a failure is left for the launch itself to report.
+pub(crate) fn prepare_server(env: &CallEnv) {
+    if env.confinement == Confinement::Plugin {
+        return;
+    }
+    let Some(launcher) = env.launcher.clone() else {
+        return;
+    };
+    let policy = policy_for(env, env.confinement, None);
+    tokio::task::spawn_blocking(move || {
+        if let Err(e) = launcher.prepare(&policy) {
+            tracing::debug!("sandbox server not started ahead: {e}");
+        }
+    });
+}
+
 fn policy_for(env: &CallEnv, confinement: Confinement, scratch: Option<&Path>) -> Policy {
     let settings = &env.sandbox;
     let project = &env.scope.project;

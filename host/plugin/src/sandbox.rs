@@ -106,6 +106,24 @@ pub enum Confinement {
 /// default; a rule may allow or deny it.
 pub const ESCAPE_PERMISSION: &str = "unsandboxed";
 
+impl crate::runtime::PluginHost {
+    /// Starts the sandbox server the standard `bash` tool's commands run in, in the
+    /// background, so the model's first command does not wait for it. Call it once the
+    /// tools are on offer and a command is likely; it does nothing when `bash` is
+    /// missing or disabled, and runs nothing: the server only waits for commands.
+    pub fn prepare_command_sandbox(&self) {
+        let Some(bash) = self
+            .plugins()
+            .iter()
+            .find(|p| runs_commands(p) && p.disabled_reason().is_none())
+        else {
+            return;
+        };
+        let env = self.call_env(bash, CallScope::detached(self.project()), bash.limits.time);
+        crate::process::prepare_server(&env);
+    }
+}
+
 /// Whether `plugin` is the standard `bash` tool, whose processes are the model's shell
 /// commands (every other plugin's processes are confined to its grants).
 pub(crate) fn runs_commands(plugin: &Plugin) -> bool {

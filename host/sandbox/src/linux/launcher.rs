@@ -131,6 +131,13 @@ impl Launcher {
         }
     }
 
+    /// Starts the server `policy`'s programs will run in, if none is running, without
+    /// launching anything (blocking, as [`Launcher::launch`]): done ahead of a first
+    /// launch that should not wait for it.
+    pub fn prepare(&self, policy: &Policy) -> Result<(), SandboxError> {
+        self.server(&Key::of(policy)).map(|_| ())
+    }
+
     fn server(&self, key: &Key) -> Result<Arc<Server>, SandboxError> {
         let mut servers = self
             .servers
