@@ -2,7 +2,6 @@
 //! finished part survives, the interrupted tool says so, and the session continues.
 //! [`first_prompt`]: killed before the model answers, a first run keeps the prompt.
 
-#[path = "crash/first_prompt.rs"]
 mod first_prompt;
 
 use std::process::Stdio;

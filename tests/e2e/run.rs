@@ -2,7 +2,6 @@
 //! model reads a file, edits it and runs a command; the test checks the files, what was
 //! stored in SQLite, and the requests Ward sent.
 
-#[path = "run/retries.rs"]
 mod retries;
 
 use serde_json::json;

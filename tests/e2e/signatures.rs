@@ -4,7 +4,6 @@
 //! `ward` binary (`host/cli`), whose edge reports with `anyhow`, is exempt, and so is
 //! test code.
 
-#[path = "signatures/scan.rs"]
 mod scan;
 
 use std::path::{Path, PathBuf};

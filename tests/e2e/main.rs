@@ -1,0 +1,26 @@
+//! Ward's end-to-end tests, in one test binary: each module below was its own
+//! `[[test]]` target, each a separate link of wasmtime and the whole host (the layout
+//! wasmtime and ripgrep use for the same reason). A test's name starts with its module
+//! path, so `cargo test -p ward-tests --test e2e security::` runs the security suite and
+//! `cargo test -p ward-tests --test e2e security::terminal::` one boundary of it.
+
+mod agents;
+mod cli;
+mod commands;
+mod components;
+mod context;
+mod crash;
+mod hooks;
+mod hostile;
+mod interactive;
+mod market;
+mod polyglot;
+mod run;
+mod scripted_llm;
+mod security;
+mod session;
+mod signatures;
+mod skills;
+mod subagents;
+mod titles;
+mod tools;
