@@ -1,6 +1,12 @@
 //! `expand` end to end: arguments, shell output through a fake callback, and
 //! file references.
 
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    reason = "test code: a panic is how a test fails"
+)]
+
 use std::sync::{Arc, Mutex};
 
 use ward_command::{BoxFuture, CommandInfo, CommandSource, Expanded, ShellFn, expand};

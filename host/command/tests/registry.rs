@@ -1,6 +1,12 @@
 //! `CommandRegistry::load` and `validate` end to end, with real project and
 //! global directories.
 
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    reason = "test code: a panic is how a test fails"
+)]
+
 use std::fs;
 use std::path::{Path, PathBuf};
 

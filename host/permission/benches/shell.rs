@@ -1,5 +1,11 @@
 //! The cost of turning a shell command into permission patterns, per command.
 
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    reason = "benchmark set-up: a panic is how a broken set-up stops the run"
+)]
+
 use criterion::{Criterion, criterion_group, criterion_main};
 use std::hint::black_box;
 use ward_permission::bash;

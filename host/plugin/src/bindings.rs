@@ -8,6 +8,10 @@
 //! Every import is async: `ask` waits for a person, `exec` and `http-fetch` for the
 //! outside world, and none of them may block the executor while they do.
 
+// Generated code: the WIT contract's own comments come through as docs, and the
+// scaffolding around them (linkers, indices, constructors) is wasmtime's to document.
+#![allow(missing_docs)]
+
 wasmtime::component::bindgen!({
     path: "../../wit",
     world: "full-plugin",

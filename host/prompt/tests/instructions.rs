@@ -1,6 +1,12 @@
 //! Instruction files: walking up, the CLAUDE.md fallback, the global file and
 //! configured paths and globs.
 
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    reason = "test code: a panic is how a test fails"
+)]
+
 mod common;
 
 use std::fs;

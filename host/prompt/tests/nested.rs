@@ -1,6 +1,12 @@
 //! `NestedInstructions`: attach once, outermost first, only inside the
 //! project.
 
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    reason = "test code: a panic is how a test fails"
+)]
+
 mod common;
 
 use std::fs;

@@ -1,5 +1,11 @@
 //! `SystemPrompt`: block order, cache flags, layers and caching.
 
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    reason = "test code: a panic is how a test fails"
+)]
+
 mod common;
 
 use std::fs;

@@ -2,6 +2,12 @@
 //! classification, retry hints, in-band errors, unreachable servers, and the
 //! shape of the requests the client sends.
 
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    reason = "test code: a panic is how a test fails"
+)]
+
 #[allow(
     dead_code,
     reason = "shared by several test binaries, each using a part"

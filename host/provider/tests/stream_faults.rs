@@ -1,6 +1,12 @@
 //! Broken streams against a local server: connections cut in the middle of
 //! a tool call, servers that go silent, garbage on the wire.
 
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    reason = "test code: a panic is how a test fails"
+)]
+
 #[allow(
     dead_code,
     reason = "shared by several test binaries, each using a part"

@@ -2,6 +2,12 @@
 //! server (the real `ward-sandbox` binary) under a policy and checks what the kernel
 //! let it do.
 
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    reason = "test code: a panic is how a test fails"
+)]
+
 use std::io::Read;
 use std::path::{Path, PathBuf};
 use std::sync::LazyLock;

@@ -5,6 +5,12 @@
 //! durable, not merely buffered. `put_part per delta` is the baseline without
 //! coalescing: one transaction per token, as a naive store would do.
 
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    reason = "benchmark set-up: a panic is how a broken set-up stops the run"
+)]
+
 use std::time::{Duration, Instant};
 
 use criterion::{Criterion, Throughput, criterion_group, criterion_main};

@@ -1,6 +1,12 @@
 //! "Always" approvals persist, scoped to (project, agent), and plug into the
 //! permission engine.
 
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    reason = "test code: a panic is how a test fails"
+)]
+
 mod common;
 
 use std::sync::Arc;

@@ -2,6 +2,12 @@
 //! same file — leave a consistent database, and another process sees what was
 //! committed.
 
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    reason = "test code: a panic is how a test fails"
+)]
+
 mod common;
 
 use std::process::Command;

@@ -1,6 +1,12 @@
 //! Streaming: deltas are published at once, coalesced in memory, and committed in far
 //! fewer transactions than there are deltas — and never after a part that replaced them.
 
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    reason = "test code: a panic is how a test fails"
+)]
+
 mod common;
 
 use std::time::{Duration, Instant};

@@ -2,6 +2,12 @@
 //! answer open; reopening the file interrupts the calls, closes the answer, and keeps
 //! every part that was put and every delta batch that was flushed.
 
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    reason = "test code: a panic is how a test fails"
+)]
+
 mod common;
 
 use std::process::Command;

@@ -1,6 +1,12 @@
 //! Everything written comes back as it was: sessions, messages, every part type,
 //! todos, compaction points, and history "since" a message.
 
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    reason = "test code: a panic is how a test fails"
+)]
+
 mod common;
 
 use common::{TempDir, exchange, model, text};

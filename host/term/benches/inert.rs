@@ -1,6 +1,12 @@
 //! `inert` on a 1 MB tool output: clean ASCII (borrowed), clean CJK (borrowed, every
 //! character looked up), and ASCII with an escape sequence on every line (copied).
 
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    reason = "benchmark set-up: a panic is how a broken set-up stops the run"
+)]
+
 use std::hint::black_box;
 
 use criterion::{Criterion, Throughput, criterion_group, criterion_main};

@@ -4,6 +4,12 @@
 //! `cargo bench -p ward-tokens` (add `-- --warm-up-time 1 --measurement-time 3` to
 //! shorten it further).
 
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    reason = "benchmark set-up: a panic is how a broken set-up stops the run"
+)]
+
 use std::fs;
 use std::hint::black_box;
 use std::path::{Path, PathBuf};

@@ -5,6 +5,12 @@
 //! Each test prints a table per document (`cargo test -p ward-tokens -- --nocapture`)
 //! and asserts on the whole corpus and, where stated, on each document.
 
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    reason = "test code: a panic is how a test fails"
+)]
+
 use std::fs;
 use std::path::{Path, PathBuf};
 

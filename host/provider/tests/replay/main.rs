@@ -7,6 +7,12 @@
 //! (`application/json`), because servers send both and the client must read
 //! the body, not the label.
 
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    reason = "test code: a panic is how a test fails"
+)]
+
 #[path = "../common/mod.rs"]
 #[allow(
     dead_code,

@@ -1,4 +1,10 @@
 //! A tool plugin built against `ward:plugin@0.2.0`.
+
+#![allow(
+    missing_docs,
+    reason = "the crate is wit-bindgen's generated bindings of an inline contract"
+)]
+
 wit_bindgen::generate!({
     inline: r#"
         package ward:plugin@0.2.0;
