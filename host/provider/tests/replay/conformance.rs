@@ -22,20 +22,11 @@ async fn events(path: &str, n: usize, label: Label) -> Vec<Event> {
 
 /// Completed calls: id, name and parsed arguments.
 fn calls(events: &[Event]) -> Vec<(String, String, Value)> {
-    events
-        .iter()
-        .filter_map(|e| match e {
-            Event::ToolCallEnd {
-                id,
-                name,
-                arguments,
-                ..
-            } => Some((
-                id.clone(),
-                name.clone(),
-                serde_json::from_str(arguments).unwrap_or(Value::Null),
-            )),
-            _ => None,
+    crate::pinned::calls(events)
+        .into_iter()
+        .map(|(id, name, arguments)| {
+            let parsed = serde_json::from_str(&arguments).unwrap_or(Value::Null);
+            (id, name, parsed)
         })
         .collect()
 }

@@ -18,7 +18,8 @@ fn usage(events: &[Event]) -> Option<Usage> {
     })
 }
 
-fn calls(events: &[Event]) -> Vec<(String, String, String)> {
+/// Completed calls: id, name and raw arguments.
+pub(crate) fn calls(events: &[Event]) -> Vec<(String, String, String)> {
     events
         .iter()
         .filter_map(|e| match e {
