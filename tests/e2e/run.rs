@@ -524,3 +524,81 @@ async fn a_responses_call_of_an_unoffered_tool_kind_gets_an_error_and_the_loop_g
         .collect();
     assert_eq!(failed, ["call_shell", "call_custom"]);
 }
+
+/// `ward run` where the model runs `seq 1 3000` (cut by truncation), under `extra`
+/// configuration; what the model read back.
+async fn truncated_for_the_model(name: &str, extra: &str) -> String {
+    let p = Project::new(name);
+    let llm = ScriptedLlm::start(vec![
+        Turn::tool(
+            "c",
+            "bash",
+            json!({"command": "seq 1 3000", "description": "count"}),
+        ),
+        Turn::text("counted"),
+    ])
+    .await;
+    configure_with(&p, &llm, extra);
+    ward_run(&p, &["--yes", "count"]).await.expect_ok();
+    let second = llm.requests()[1].body.to_string();
+    assert!(second.contains("lines truncated"), "{second}");
+    second
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn truncation_suggests_the_task_tool_when_it_is_on_offer() {
+    let offered = truncated_for_the_model("run-trunc-task", "").await;
+    assert!(offered.contains("Use the task tool"), "{offered}");
+    let denied =
+        truncated_for_the_model("run-trunc-no-task", "[permission]\ntask = \"deny\"\n").await;
+    assert!(!denied.contains("task tool"), "{denied}");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_session_own_rules_apply_to_its_calls() {
+    let p = Project::new("run-session-rules");
+    p.write("keep.txt", "precious");
+    let llm = ScriptedLlm::start(vec![
+        Turn::tool(
+            "c",
+            "bash",
+            json!({"command": "rm keep.txt", "description": "delete"}),
+        ),
+        Turn::text("could not delete"),
+        Turn::tool(
+            "d",
+            "bash",
+            json!({"command": "rm keep.txt", "description": "delete"}),
+        ),
+        Turn::text("deleted"),
+    ])
+    .await;
+    configure(&p, &llm, "openai-compatible");
+    // A session whose stored rules deny `rm *`; the configuration allows everything.
+    let store = SqliteStore::open(p.data.join("ward.db")).unwrap();
+    let mut session = ward_store::Session::new(p.root.to_string_lossy(), "build");
+    session.permission = vec![ward_permission::Rule::new(
+        "bash",
+        "rm *",
+        ward_permission::Action::Deny,
+    )];
+    store.create_session(&session).unwrap();
+    drop(store);
+    ward_run(&p, &["--yes", "--session", &session.id, "delete it"])
+        .await
+        .expect_ok();
+    assert_eq!(
+        p.read("keep.txt"),
+        "precious",
+        "the session's rule denied it"
+    );
+    let second = llm.requests()[1].body.to_string();
+    assert!(second.contains("rm * = deny"), "{second}");
+
+    // Another session, without the rule: the same call runs.
+    ward_run(&p, &["--yes", "delete it"]).await.expect_ok();
+    assert!(
+        !p.root.join("keep.txt").exists(),
+        "ran outside that session"
+    );
+}

@@ -4,7 +4,7 @@
 
 use std::path::PathBuf;
 
-use ward_permission::{Ruleset, defaults};
+use ward_permission::{Rule, Ruleset, defaults};
 
 pub use ward_config::AgentMode;
 
@@ -111,15 +111,27 @@ impl AgentInfo {
     /// The permission layers for a request made by this agent, in evaluation
     /// order: [`defaults`], the agent's built-in [`rules`](Self::rules),
     /// `permission` (the configuration's `[permission]`, parsed by the caller),
-    /// then the agent's [`configured_rules`](Self::configured_rules). The
-    /// caller appends the session and approval layers; the last matching rule
-    /// wins.
+    /// then the agent's [`configured_rules`](Self::configured_rules). The session
+    /// layer goes on top ([`session_layers`](Self::session_layers)), then the
+    /// engine's approvals; the last matching rule wins.
     pub fn layers(&self, permission: &Ruleset) -> Vec<Ruleset> {
         let mut layers = Vec::with_capacity(3 + self.configured_rules.len());
         layers.push(defaults());
         layers.push(self.rules.clone());
         layers.push(permission.clone());
         layers.extend(self.configured_rules.iter().cloned());
+        layers
+    }
+
+    /// [`layers`](Self::layers) with a session's own rules on top (the `session`
+    /// layer: defaults → agent → config → agent config → session; the permission
+    /// engine adds the approvals after it). No layer is added for a session without
+    /// rules.
+    pub fn session_layers(&self, permission: &Ruleset, session: &[Rule]) -> Vec<Ruleset> {
+        let mut layers = self.layers(permission);
+        if !session.is_empty() {
+            layers.push(Ruleset::new("session", session.to_vec()));
+        }
         layers
     }
 }
@@ -162,5 +174,35 @@ mod tests {
         // configured rules override `[permission]`.
         assert_eq!(evaluate("edit", "a.rs", &layers).action, Action::Ask);
         assert_eq!(evaluate("bash", "ls", &layers).action, Action::Deny);
+    }
+
+    #[test]
+    fn session_rules_override_the_agent_and_config() {
+        let mut agent = AgentInfo::blank("x", AgentSource::Config);
+        agent.configured_rules = vec![Ruleset::new(
+            "agent.x",
+            vec![Rule::new("bash", "*", Action::Allow)],
+        )];
+        let permission = Ruleset::new("ward.toml", vec![Rule::new("edit", "*", Action::Deny)]);
+        let session = [
+            Rule::new("bash", "*", Action::Deny),
+            Rule::new("edit", "*.md", Action::Allow),
+        ];
+        let layers = agent.session_layers(&permission, &session);
+        let sources: Vec<_> = layers.iter().map(|l| l.source.as_str()).collect();
+        assert_eq!(sources.last(), Some(&"session"));
+        assert_eq!(evaluate("bash", "ls", &layers).action, Action::Deny);
+        assert_eq!(evaluate("edit", "a.md", &layers).action, Action::Allow);
+        assert_eq!(evaluate("edit", "a.rs", &layers).action, Action::Deny);
+        // A session denying a tool outright takes it off the offer.
+        assert_eq!(
+            ward_permission::disabled_tools(&["bash", "read"], &layers),
+            ["bash"]
+        );
+        // No rules, no layer.
+        assert_eq!(
+            agent.session_layers(&permission, &[]),
+            agent.layers(&permission)
+        );
     }
 }

@@ -13,7 +13,7 @@ use anyhow::{Context, Result};
 use ward_agent::{AgentInfo, AgentRegistry};
 use ward_command::CommandRegistry;
 use ward_config::LoadedConfig;
-use ward_permission::{ApprovalStore, PermissionEngine, PermissionEvent, Ruleset};
+use ward_permission::{ApprovalStore, PermissionEngine, PermissionEvent, Rule, Ruleset};
 use ward_plugin::discovery::{Discovered, Origin, PluginSource, discover};
 use ward_plugin::{DeclaredAgent, HostOptions, PluginHost};
 use ward_prompt::{EnvironmentAhead, PromptInputs, SystemPrompt};
@@ -74,12 +74,18 @@ impl Workspace {
     /// The permission layers `agent` works under: the defaults, the agent's built-in
     /// rules, `[permission]`, then the agent's own configured rules.
     pub fn rules_for(&self, agent: &AgentInfo) -> Arc<Vec<Ruleset>> {
+        self.session_rules_for(agent, &[])
+    }
+
+    /// [`Workspace::rules_for`] in a session whose own rules are `session` (stored with
+    /// it): they are layered on top, as the `session` layer.
+    pub fn session_rules_for(&self, agent: &AgentInfo, session: &[Rule]) -> Arc<Vec<Ruleset>> {
         let configured = self
             .rules
             .last()
             .cloned()
             .unwrap_or_else(|| Ruleset::new("ward.toml", Vec::new()));
-        Arc::new(agent.layers(&configured))
+        Arc::new(agent.session_layers(&configured, session))
     }
 
     /// The tools on offer under `rules`, their output bounded by `[tool_output]`, with

@@ -116,6 +116,12 @@ impl ToolBox {
             .collect()
     }
 
+    /// Whether a tool named `name` is on offer (a plugin's or the host's own).
+    pub fn offers(&self, name: &str) -> bool {
+        self.tools.iter().any(|(_, t)| t.name == name)
+            || self.natives.iter().any(|n| n.name() == name)
+    }
+
     /// What the model is told about the tools.
     pub fn specs(&self) -> Vec<ToolSpec> {
         self.tools
@@ -211,7 +217,8 @@ impl ToolBox {
         let bounds_itself = serde_json::from_str::<Value>(&out.metadata)
             .is_ok_and(|m| m.get("truncated").is_some());
         if !bounds_itself {
-            let delegate = self.tools.iter().any(|(_, t)| t.name == "task");
+            // `task` is a host tool (a subagent's loop), not a plugin's.
+            let delegate = self.offers("task");
             let output = std::mem::take(&mut out.output);
             let bounded = self.output.apply(&tool, &scope.call_id, output, delegate);
             out.output = bounded.text;

@@ -150,7 +150,6 @@ impl CliLoop {
         let agent = ws
             .primary_agent(wanted_agent(args, command.as_ref(), &ws.agents))?
             .clone();
-        let rules = ws.rules_for(&agent);
         let choice = model_choice(args, command.as_ref(), &agent);
         let model = crate::model_setup::resolve(&ws.config, choice)?;
         // Detached on purpose: it ends with the process, after the loop's last event.
@@ -170,6 +169,8 @@ impl CliLoop {
             Some(s) => s,
             None => new_session(&store, &ws.config, &agent.name)?,
         };
+        // The session's own rules (stored with it) are its top layer.
+        let rules = ws.session_rules_for(&agent, &session.permission);
         let events = early_events.unwrap_or_else(|| store.bus().subscribe());
         let (engine, asks) = ws.permission_engine(store.clone());
         let retry = retry_policy(args, &ws.config.config.retry);

@@ -208,3 +208,55 @@ async fn everything_else_is_for_the_model() {
         "{bad:?}"
     );
 }
+
+/// A host tool box with one tool, `big`, whose output is longer than the limits.
+async fn spilling(with_task: bool) -> ToolBox {
+    let options = HostOptions {
+        project: std::env::temp_dir(),
+        ..HostOptions::default()
+    };
+    let host = PluginHost::new(Vec::new(), options).expect("plugin host");
+    let (tools, _) = ToolBox::load(Arc::new(host), &[]).await;
+    let long: String = (0..50).map(|i| format!("line {i}\n")).collect();
+    let mut tools = tools
+        .with_output(OutputPolicy {
+            max_lines: 10,
+            max_bytes: 1 << 20,
+            spill_dir: None,
+        })
+        .with_host_tool(
+            Arc::new(Fixed {
+                name: "big",
+                outcome: Ok(ToolSuccess {
+                    output: long,
+                    ..done()
+                }),
+            }),
+            &[],
+        );
+    if with_task {
+        tools = tools.with_host_tool(
+            Arc::new(Fixed {
+                name: "task",
+                outcome: Ok(done()),
+            }),
+            &[],
+        );
+    }
+    tools
+}
+
+#[tokio::test]
+async fn truncation_suggests_the_task_tool_only_when_it_is_on_offer() {
+    let with = spilling(true).await;
+    assert!(with.offers("task"));
+    let out = call(&with, "big", Reply::Once).await.expect("runs");
+    assert!(out.output.contains("lines truncated"), "{}", out.output);
+    assert!(out.output.contains("Use the task tool"), "{}", out.output);
+
+    let without = spilling(false).await;
+    assert!(!without.offers("task"));
+    let out = call(&without, "big", Reply::Once).await.expect("runs");
+    assert!(out.output.contains("lines truncated"), "{}", out.output);
+    assert!(!out.output.contains("task tool"), "{}", out.output);
+}
