@@ -9,10 +9,21 @@ use ward_tests::Project;
 use ward_tests::harness::Harness;
 
 /// A directory outside the project and outside the temp directory (both writable for
-/// commands): under the build's target directory.
+/// commands): under the build's target directory, else `/var/tmp`.
 fn outside(name: &str) -> PathBuf {
-    let dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR"))
-        .join(format!("sandbox-outside-{name}-{}", std::process::id()));
+    // Commands may write the temporary directory, so a place under it is not outside
+    // (a checkout under /tmp puts the target directory there too).
+    let real = |dir: PathBuf| dir.canonicalize().unwrap_or(dir);
+    let temp = real(std::env::temp_dir());
+    let base = [
+        PathBuf::from(env!("CARGO_TARGET_TMPDIR")),
+        PathBuf::from("/var/tmp"),
+    ]
+    .into_iter()
+    .map(real)
+    .find(|dir| dir.is_dir() && !dir.starts_with(&temp))
+    .expect("a writable directory outside the temporary directory");
+    let dir = base.join(format!("sandbox-outside-{name}-{}", std::process::id()));
     let _ = std::fs::remove_dir_all(&dir);
     std::fs::create_dir_all(&dir).expect("outside dir");
     dir
