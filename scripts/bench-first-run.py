@@ -6,7 +6,9 @@ Prints the median wall time and peak RSS of each. Needs `scripts/build.sh` first
 
     python3 scripts/bench-first-run.py [path/to/ward]
 """
-import http.server, json, os, shutil, socketserver, statistics, subprocess, sys, tempfile, threading, time
+import json, os, shutil, statistics, subprocess, sys, tempfile, time
+
+import benchlib
 
 
 def sse(*chunks):
@@ -26,36 +28,13 @@ CALL = sse(
 ANSWER = sse(chunk({"role": "assistant", "content": "Done."}), chunk({}, "stop"))
 
 
-class Model(http.server.BaseHTTPRequestHandler):
-    def do_POST(self):
-        body = self.rfile.read(int(self.headers.get("content-length", 0)))
-        reply = ANSWER if b'"role":"tool"' in body else CALL
-        self.send_response(200)
-        self.send_header("content-type", "text/event-stream")
-        self.send_header("content-length", str(len(reply)))
-        self.end_headers()
-        self.wfile.write(reply)
-
-    def log_message(self, *args):
-        pass
-
-
 def main():
     ward = os.path.abspath(sys.argv[1] if len(sys.argv) > 1 else "target/release/ward")
-    server = socketserver.ThreadingTCPServer(("127.0.0.1", 0), Model)
-    threading.Thread(target=server.serve_forever, daemon=True).start()
-    port = server.server_address[1]
+    port = benchlib.serve(lambda body: ANSWER if b'"role":"tool"' in body else CALL)
     base = tempfile.mkdtemp(prefix="ward-first-run-")
-    project = os.path.join(base, "project")
-    os.makedirs(project)
-    subprocess.run(["git", "init", "-q"], cwd=project, check=True)
-    with open(os.path.join(project, "ward.toml"), "w") as f:
-        f.write('model = "local/m"\n[provider.local]\nkind = "openai-compatible"\n'
-                f'base_url = "http://127.0.0.1:{port}/v1"\napi_key = "k"\n'
-                '[permission]\nbash = "allow"\n')
+    project = benchlib.project(base, port, '[permission]\nbash = "allow"\n')
     state = os.path.join(base, "state")
-    env = dict(os.environ, WARD_DATA_DIR=os.path.join(state, "data"), HOME=os.path.join(state, "home"),
-               XDG_CONFIG_HOME=os.path.join(state, "home", ".config"), WARD_CACHE_DIR=os.path.join(state, "cache"))
+    env = benchlib.state_env(state)
 
     def run(fresh):
         if fresh:

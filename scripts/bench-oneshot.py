@@ -5,7 +5,9 @@ Prints the median wall time and peak RSS. Needs `cargo build --release -p ward`.
 
     python3 scripts/bench-oneshot.py [path/to/ward]
 """
-import http.server, os, socketserver, statistics, subprocess, sys, tempfile, threading, time
+import os, statistics, subprocess, sys, tempfile, time
+
+import benchlib
 
 BODY = (
     'data: {"id":"c","object":"chat.completion.chunk","choices":[{"index":0,"delta":{"role":"assistant","content":"Hello there."},"finish_reason":null}]}\n\n'
@@ -14,36 +16,12 @@ BODY = (
 ).encode()
 
 
-class Answer(http.server.BaseHTTPRequestHandler):
-    def do_POST(self):
-        self.rfile.read(int(self.headers.get("content-length", 0)))
-        self.send_response(200)
-        self.send_header("content-type", "text/event-stream")
-        self.send_header("content-length", str(len(BODY)))
-        self.end_headers()
-        self.wfile.write(BODY)
-
-    def log_message(self, *args):
-        pass
-
-
 def main():
-    ward = sys.argv[1] if len(sys.argv) > 1 else "target/release/ward"
-    ward = os.path.abspath(ward)
-    server = socketserver.ThreadingTCPServer(("127.0.0.1", 0), Answer)
-    threading.Thread(target=server.serve_forever, daemon=True).start()
-    port = server.server_address[1]
+    ward = os.path.abspath(sys.argv[1] if len(sys.argv) > 1 else "target/release/ward")
+    port = benchlib.serve(lambda _body: BODY)
     base = tempfile.mkdtemp(prefix="ward-oneshot-")
-    project = os.path.join(base, "project")
-    os.makedirs(project)
-    subprocess.run(["git", "init", "-q"], cwd=project, check=True)
-    with open(os.path.join(project, "ward.toml"), "w") as f:
-        f.write(
-            'model = "local/m"\n[provider.local]\nkind = "openai-compatible"\n'
-            f'base_url = "http://127.0.0.1:{port}/v1"\napi_key = "k"\n'
-        )
-    env = dict(os.environ, WARD_DATA_DIR=os.path.join(base, "data"), HOME=os.path.join(base, "home"),
-               XDG_CONFIG_HOME=os.path.join(base, "home", ".config"), WARD_CACHE_DIR=os.path.join(base, "cache"))
+    project = benchlib.project(base, port)
+    env = benchlib.state_env(base)
     run = lambda: subprocess.run(["/usr/bin/time", "-f", "%M", ward, "run", "hi"], cwd=project, env=env,
                                  capture_output=True, text=True, check=True)
     run()  # warms the compiled-component cache
