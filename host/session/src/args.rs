@@ -41,15 +41,80 @@ const REGEX_BACKTRACK_LIMIT: usize = 10_000;
 /// Compiled size one `pattern` may take, and its lazy DFA's cache.
 const REGEX_SIZE_LIMIT: usize = 1 << 20;
 
-/// Refuses arguments too large to check; `Err` is the message for the model.
-pub(crate) fn within_size(tool: &str, arguments: &str) -> Result<(), String> {
+/// Why a call's arguments were refused. Its text is the answer the model reads; the
+/// loop only hands it over, so the cases are for whoever needs to tell them apart.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum ArgumentError {
+    /// Larger than [`MAX_ARGUMENT_BYTES`]: refused before being parsed.
+    #[error(
+        "invalid arguments for `{tool}`: {bytes} bytes, more than the limit of {limit} bytes. \
+         Pass large content in smaller pieces."
+    )]
+    TooLarge {
+        /// The tool called.
+        tool: String,
+        /// The arguments' size.
+        bytes: usize,
+        /// [`MAX_ARGUMENT_BYTES`].
+        limit: usize,
+    },
+    /// Checking them would take more work than [`schema_work::WORK_BUDGET`].
+    #[error(
+        "invalid arguments for `{tool}`: checking them against its schema would take \
+         up to {units} units of work, more than the limit of {limit} (its subschemas times the \
+         values in the arguments). Call it with fewer values."
+    )]
+    TooCostly {
+        /// The tool called.
+        tool: String,
+        /// The work the check would take at most.
+        units: u64,
+        /// [`schema_work::WORK_BUDGET`].
+        limit: u64,
+    },
+    /// They do not match the schema: the first problems, each naming where.
+    #[error(
+        "invalid arguments for `{tool}`: {}{}. Call it again with arguments that match its schema.",
+        problems.join("; "),
+        if *more { "; and more" } else { "" }
+    )]
+    Mismatch {
+        /// The tool called.
+        tool: String,
+        /// At most [`MAX_REPORTED`] problems.
+        problems: Vec<String>,
+        /// Whether there were more than those.
+        more: bool,
+    },
+    /// The check's own thread failed.
+    #[error("checking the arguments of `{tool}` failed: {reason}")]
+    CheckFailed {
+        /// The tool called.
+        tool: String,
+        /// What happened to the thread.
+        reason: String,
+    },
+    /// The check overran the call's time limit; the tool was not run.
+    #[error(
+        "checking the arguments of `{tool}` against its schema took longer than \
+         its time limit of {limit_ms} ms; the tool was not run"
+    )]
+    TimedOut {
+        /// The tool called.
+        tool: String,
+        /// The call's time limit.
+        limit_ms: u128,
+    },
+}
+
+/// Refuses arguments too large to check.
+pub(crate) fn within_size(tool: &str, arguments: &str) -> Result<(), ArgumentError> {
     if arguments.len() > MAX_ARGUMENT_BYTES {
-        return Err(format!(
-            "invalid arguments for `{tool}`: {} bytes, more than the limit of {} bytes. \
-             Pass large content in smaller pieces.",
-            arguments.len(),
-            MAX_ARGUMENT_BYTES
-        ));
+        return Err(ArgumentError::TooLarge {
+            tool: tool.to_string(),
+            bytes: arguments.len(),
+            limit: MAX_ARGUMENT_BYTES,
+        });
     }
     Ok(())
 }
@@ -90,36 +155,41 @@ impl ArgChecks {
         schema: &str,
         args: &Value,
         limit: Duration,
-    ) -> Result<(), String> {
+    ) -> Result<(), ArgumentError> {
         let checks = self.clone();
         let (owned_tool, schema, args) = (tool.to_string(), schema.to_string(), args.clone());
         let task =
             tokio::task::spawn_blocking(move || checks.check_now(&owned_tool, &schema, &args));
         match tokio::time::timeout(limit, task).await {
             Ok(Ok(verdict)) => verdict,
-            Ok(Err(e)) => Err(format!("checking the arguments of `{tool}` failed: {e}")),
-            Err(_) => Err(format!(
-                "checking the arguments of `{tool}` against its schema took longer than \
-                 its time limit of {} ms; the tool was not run",
-                limit.as_millis()
-            )),
+            Ok(Err(e)) => Err(ArgumentError::CheckFailed {
+                tool: tool.to_string(),
+                reason: e.to_string(),
+            }),
+            Err(_) => Err(ArgumentError::TimedOut {
+                tool: tool.to_string(),
+                limit_ms: limit.as_millis(),
+            }),
         }
     }
 
     /// Checks `args` for `tool`, whose JSON Schema is `schema` (as the plugin declared
-    /// it), on this thread. `Err` is the message for the model.
-    pub(crate) fn check_now(&self, tool: &str, schema: &str, args: &Value) -> Result<(), String> {
+    /// it), on this thread.
+    pub(crate) fn check_now(
+        &self,
+        tool: &str,
+        schema: &str,
+        args: &Value,
+    ) -> Result<(), ArgumentError> {
         let Some(compiled) = self.validator(tool, schema) else {
             return Ok(());
         };
         if let Err(e) = schema_work::bound(compiled.size, args, schema_work::WORK_BUDGET) {
-            return Err(format!(
-                "invalid arguments for `{tool}`: checking them against its schema would take \
-                 up to {} units of work, more than the limit of {} (its subschemas times the \
-                 values in the arguments). Call it with fewer values.",
-                e.units,
-                schema_work::WORK_BUDGET
-            ));
+            return Err(ArgumentError::TooCostly {
+                tool: tool.to_string(),
+                units: e.units,
+                limit: schema_work::WORK_BUDGET,
+            });
         }
         let problems: Vec<String> = compiled
             .validator
@@ -137,20 +207,11 @@ impl ArgChecks {
         if problems.is_empty() {
             return Ok(());
         }
-        let more = if problems.len() > MAX_REPORTED {
-            "; and more"
-        } else {
-            ""
-        };
-        let shown: Vec<&str> = problems
-            .iter()
-            .take(MAX_REPORTED)
-            .map(String::as_str)
-            .collect();
-        Err(format!(
-            "invalid arguments for `{tool}`: {}{more}. Call it again with arguments that match its schema.",
-            shown.join("; ")
-        ))
+        Err(ArgumentError::Mismatch {
+            tool: tool.to_string(),
+            more: problems.len() > MAX_REPORTED,
+            problems: problems.into_iter().take(MAX_REPORTED).collect(),
+        })
     }
 
     fn validator(&self, tool: &str, schema: &str) -> Option<Arc<Compiled>> {
@@ -237,14 +298,18 @@ mod tests {
             checks.check_now("read", SCHEMA, &json!({ "filePath": "a" })),
             Ok(())
         );
-        let missing = checks.check_now("read", SCHEMA, &json!({})).unwrap_err();
+        let missing = checks
+            .check_now("read", SCHEMA, &json!({}))
+            .unwrap_err()
+            .to_string();
         assert!(
             missing.contains("\"filePath\" is a required property"),
             "{missing}"
         );
         let wrong = checks
             .check_now("read", SCHEMA, &json!({ "filePath": "a", "limit": "ten" }))
-            .unwrap_err();
+            .unwrap_err()
+            .to_string();
         assert!(
             wrong.starts_with("invalid arguments for `read`: `/limit`: "),
             "{wrong}"
@@ -255,7 +320,8 @@ mod tests {
         );
         let negative = checks
             .check_now("read", SCHEMA, &json!({ "filePath": "a", "limit": -1 }))
-            .unwrap_err();
+            .unwrap_err()
+            .to_string();
         assert!(
             negative.contains("`/limit`: -1 is less than the minimum of 0"),
             "{negative}"
@@ -273,7 +339,7 @@ mod tests {
     fn oversized_arguments_are_refused_unparsed() {
         assert_eq!(within_size("t", "{}"), Ok(()));
         let huge = "x".repeat(MAX_ARGUMENT_BYTES + 1);
-        let err = within_size("t", &huge).unwrap_err();
+        let err = within_size("t", &huge).unwrap_err().to_string();
         assert!(err.contains("more than the limit"), "{err}");
     }
 
@@ -303,7 +369,8 @@ mod tests {
         let err = checks
             .check("slow", &wide(500), &args, Duration::from_millis(20))
             .await
-            .unwrap_err();
+            .unwrap_err()
+            .to_string();
         assert!(err.contains("longer than its time limit of 20 ms"), "{err}");
         assert!(
             start.elapsed() < Duration::from_millis(300),
@@ -331,12 +398,16 @@ mod tests {
         let args = elements(200_000);
         assert!(args.to_string().len() < MAX_ARGUMENT_BYTES);
         let checks = ArgChecks::default();
-        let err = checks.check_now("wide", &schema, &args).unwrap_err();
+        let err = checks
+            .check_now("wide", &schema, &args)
+            .unwrap_err()
+            .to_string();
         assert!(err.contains("more than the limit of 50000000"), "{err}");
         // A small call of the same tool is still checked, and answered.
         let err = checks
             .check_now("wide", &schema, &json!({ "a": [0, "x"] }))
-            .unwrap_err();
+            .unwrap_err()
+            .to_string();
         assert!(err.contains("invalid arguments for `wide`"), "{err}");
         assert!(!err.contains("would take"), "{err}");
         // A large write through an ordinary schema is not affected.

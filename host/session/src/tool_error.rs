@@ -69,6 +69,13 @@ impl From<CallError> for ToolCallError {
     }
 }
 
+/// Refused arguments are answered to the model, which can call again with better ones.
+impl From<crate::args::ArgumentError> for ToolCallError {
+    fn from(e: crate::args::ArgumentError) -> Self {
+        ToolCallError::RespondToModel(e.to_string())
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use ward_plugin::ToolError;

@@ -15,7 +15,7 @@ use ward_permission::Ruleset;
 use ward_plugin::{CallScope, Plugin, PluginHost, ToolInfo, ToolOutput, tool_rules};
 use ward_provider::ToolSpec;
 
-use crate::args::ArgChecks;
+use crate::args::{ArgChecks, ArgumentError};
 use crate::doom::is_doom_loop;
 use crate::repair::{Resolved, resolve};
 use crate::tool_error::ToolCallError;
@@ -151,7 +151,7 @@ impl ToolBox {
             Resolved::Exact(t) | Resolved::Repaired(t) => t.to_string(),
             Resolved::Invalid(message) => return Err(ToolCallError::respond(message)),
         };
-        crate::args::within_size(&tool, arguments).map_err(ToolCallError::respond)?;
+        crate::args::within_size(&tool, arguments)?;
         let args: Value = match serde_json::from_str(if arguments.trim().is_empty() {
             "{}"
         } else {
@@ -169,9 +169,7 @@ impl ToolBox {
                 )));
             }
         };
-        self.check_args(&tool, &args)
-            .await
-            .map_err(ToolCallError::respond)?;
+        self.check_args(&tool, &args).await?;
         if is_doom_loop(previous, &(tool.clone(), args.clone())) {
             scope
                 .check(
@@ -192,7 +190,7 @@ impl ToolBox {
             .map_err(|block| ToolCallError::respond(block.to_string()))?;
         let rewritten = hooked != original;
         if rewritten {
-            crate::args::within_size(&tool, &hooked).map_err(ToolCallError::respond)?;
+            crate::args::within_size(&tool, &hooked)?;
         }
         let args: Value = serde_json::from_str(&hooked).map_err(|e| {
             ToolCallError::respond(format!(
@@ -241,7 +239,7 @@ impl ToolBox {
 impl ToolBox {
     /// Checks `args` against plugin tool `tool`'s schema (host tools check their own),
     /// within the plugin's time limit for a call.
-    async fn check_args(&self, tool: &str, args: &Value) -> Result<(), String> {
+    async fn check_args(&self, tool: &str, args: &Value) -> Result<(), ArgumentError> {
         match self.tools.iter().find(|(_, t)| t.name == tool) {
             Some((plugin, info)) => {
                 self.checks
