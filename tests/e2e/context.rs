@@ -51,6 +51,13 @@ fn body(request: &Recorded) -> Value {
     serde_json::from_slice(&request.raw).unwrap_or(Value::Null)
 }
 
+/// The first session id in `ward run --format json` output.
+fn session_in(events: &str) -> String {
+    let start = events.find("\"ses_").expect("a session id in the events") + 1;
+    let len = events[start..].find('"').expect("closing quote");
+    events[start..start + len].to_string()
+}
+
 fn is_summary_request(body: &Value) -> bool {
     body["messages"]
         .as_array()
@@ -537,9 +544,7 @@ async fn ward_session_compact_summarises_a_session() {
     p.write("ward.toml", &config);
     let out = p.run_async(&["run", "--format", "json", "first"], "").await;
     let events = out.expect_ok();
-    let start = events.find("\"ses_").expect("a session id in the events") + 1;
-    let len = events[start..].find('"').expect("closing quote");
-    let session = events[start..start + len].to_string();
+    let session = session_in(&events);
     let compact = p.run_async(&["session", "compact", &session], "").await;
     assert!(compact.expect_ok().contains("The CLI summary."));
     let shown = p
@@ -574,4 +579,52 @@ async fn ward_session_compact_summarises_a_session() {
             "second"
         ]
     );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_compaction_agent_settings_choose_its_prompt_model_and_sampling() {
+    let p = Project::new("context-compaction-agent");
+    let llm = ward_tests::llm::ScriptedLlm::start(vec![
+        Turn::text("Did the first thing."),
+        Turn::text("## Goal\nSummarised by the cheap model."),
+    ])
+    .await;
+    llm.configure(&p, "openai-compatible");
+    let mut config = p.read("ward.toml");
+    config.push_str(
+        "[provider.scripted.models.cheap-summariser]\noutput = 512\n\
+         [agent.compaction]\nmodel = \"scripted/cheap-summariser\"\n\
+         prompt = \"SUMMARISE-TERSELY\"\ntemperature = 0.1\n",
+    );
+    p.write("ward.toml", &config);
+    let out = p.run_async(&["run", "--format", "json", "first"], "").await;
+    let events = out.expect_ok();
+    let session = session_in(&events);
+    let compact = p.run_async(&["session", "compact", &session], "").await;
+    assert!(
+        compact
+            .expect_ok()
+            .contains("Summarised by the cheap model.")
+    );
+
+    let requests = llm.requests();
+    let (chat, summary) = (body(&requests[0]), body(&requests[1]));
+    assert_eq!(chat["model"], "test-model");
+    assert_eq!(summary["model"], "cheap-summariser");
+    assert_eq!(summary["max_tokens"], 512);
+    assert_eq!(summary["temperature"], 0.1);
+    let system = summary["messages"][0]["content"].to_string();
+    assert!(system.contains("SUMMARISE-TERSELY"), "{system}");
+    assert!(!system.contains("You are a summariser"), "{system}");
+    // The summary records which model wrote it.
+    let store = ward_store::SqliteStore::open(p.data.join("ward.db")).expect("store");
+    let messages = store.messages(&session, None).expect("messages");
+    let written = messages
+        .iter()
+        .find_map(|m| match &m.info {
+            ward_store::MessageInfo::Assistant(a) if a.summary => Some(a.model.clone()),
+            _ => None,
+        })
+        .expect("a summary message");
+    assert_eq!(written.model, "cheap-summariser");
 }

@@ -10,6 +10,7 @@ mod commands;
 mod components;
 mod context;
 mod crash;
+mod engine;
 mod hooks;
 mod hostile;
 mod interactive;

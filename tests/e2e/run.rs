@@ -2,6 +2,7 @@
 //! model reads a file, edits it and runs a command; the test checks the files, what was
 //! stored in SQLite, and the requests Ward sent.
 
+mod events;
 mod retries;
 
 use serde_json::json;

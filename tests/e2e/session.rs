@@ -74,7 +74,7 @@ async fn a_prompt_to_a_busy_session_joins_the_running_loop() {
         async move { runner.prompt(&session, "run the slow thing").await }
     });
     until_tool_runs(&rig.store, &session.id).await;
-    assert!(rig.runner.loops.is_busy(&session.id));
+    assert!(rig.runner.loops().is_busy(&session.id));
     let second = rig
         .runner
         .prompt(&session, "also say hi")
@@ -109,7 +109,7 @@ async fn a_prompt_to_a_busy_session_joins_the_running_loop() {
         })
         .collect();
     assert_eq!(users, ["run the slow thing", "also say hi"]);
-    assert!(!rig.runner.loops.is_busy(&session.id));
+    assert!(!rig.runner.loops().is_busy(&session.id));
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -144,7 +144,7 @@ async fn abort_kills_the_running_tool_and_the_session_continues() {
         "abort took {:?}",
         asked.elapsed()
     );
-    assert!(!rig.runner.loops.is_busy(&session.id));
+    assert!(!rig.runner.loops().is_busy(&session.id));
     assert!(
         !rig.runner.abort(&session.id),
         "an idle session has nothing to abort"

@@ -48,6 +48,7 @@ impl Harness {
             disabled: Vec::new(),
             sandbox: crate::sandbox_settings(),
             replaces: Default::default(),
+            events: None,
         };
         let host = PluginHost::new(found.plugins, options).expect("plugin host");
         let table: toml::Table = toml::from_str(rules_toml).expect("rules toml");

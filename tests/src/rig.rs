@@ -8,7 +8,7 @@ use ward_permission::{MemoryApprovals, PermissionEngine};
 use ward_plugin::discovery::{Origin, discover};
 use ward_plugin::{HostOptions, PluginHost};
 use ward_provider::{Endpoint, Protocol};
-use ward_session::{ActiveLoops, ModelSetup, Runner, ToolBox};
+use ward_session::{ModelSetup, Runner, ToolBox};
 use ward_store::{Session, SqliteStore, Store};
 
 use crate::Project;
@@ -81,42 +81,37 @@ impl LoopRig {
         let tools = tools.with_output(rig.output.unwrap_or_default());
         let store = Arc::new(SqliteStore::open(project.data.join("ward.db")).expect("store"));
         let (asks, _) = tokio::sync::broadcast::channel(16);
-        let runner = Runner {
-            store: store.clone(),
-            tools,
-            model: ModelSetup {
-                provider: "scripted".into(),
-                model: "m".into(),
-                protocol: Protocol::OpenaiChat,
-                endpoint: Endpoint::new(format!("{}/v1", llm.base_url)),
-                prices: [0.0; 4],
-                max_tokens: rig.max_tokens,
-                limits: rig.limits,
-                counter: ward_tokens::TokenCounter::new(
-                    rig.encoding.unwrap_or(ward_tokens::Encoding::Estimate),
-                ),
-                compaction_threshold: None,
-                temperature: true,
-            },
-            client: ward_provider::Client::new(),
-            permissions: PermissionEngine::new(Arc::new(MemoryApprovals::new()), asks),
-            rules,
-            project: project.root.clone(),
-            agent: rig.agent.unwrap_or_else(|| "build".into()),
-            system: Arc::new(ward_prompt::SystemPrompt::new(ward_prompt::PromptInputs {
-                instructions: rig.instructions,
-                ..ward_prompt::PromptInputs::new(project.root.clone(), "scripted", "m")
-            })),
-            steps: None,
-            temperature: None,
-            top_p: None,
-            retry: ward_provider::RetryPolicy::default(),
-            loops: ActiveLoops::default(),
-            context: rig.context,
-            nested: Default::default(),
-            user_system: None,
-            titles: None,
+        let model = ModelSetup {
+            provider: "scripted".into(),
+            model: "m".into(),
+            protocol: Protocol::OpenaiChat,
+            endpoint: Endpoint::new(format!("{}/v1", llm.base_url)),
+            prices: [0.0; 4],
+            max_tokens: rig.max_tokens,
+            limits: rig.limits,
+            counter: ward_tokens::TokenCounter::new(
+                rig.encoding.unwrap_or(ward_tokens::Encoding::Estimate),
+            ),
+            compaction_threshold: None,
+            temperature: true,
         };
+        let system = Arc::new(ward_prompt::SystemPrompt::new(ward_prompt::PromptInputs {
+            instructions: rig.instructions,
+            ..ward_prompt::PromptInputs::new(project.root.clone(), "scripted", "m")
+        }));
+        let permissions = PermissionEngine::new(Arc::new(MemoryApprovals::new()), asks);
+        let runner = Runner::builder(
+            store.clone(),
+            tools,
+            model,
+            permissions,
+            project.root.clone(),
+        )
+        .rules(rules)
+        .agent(rig.agent.unwrap_or_else(|| "build".into()))
+        .system(system)
+        .context(rig.context)
+        .build();
         LoopRig {
             llm,
             store,

@@ -3,6 +3,12 @@
 
 include!(concat!(env!("OUT_DIR"), "/builtins.rs"));
 
+/// The engine's options for the project at or above `directory`, with the plugins
+/// that come with this binary (and the sandbox helper beside it).
+pub fn engine_options(directory: std::path::PathBuf) -> ward_engine::EngineOptions {
+    ward_engine::EngineOptions::new(directory).builtins(BUILTINS)
+}
+
 #[cfg(test)]
 mod tests {
     use ward_plugin::discovery::{Builtin, discover};

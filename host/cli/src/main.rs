@@ -2,13 +2,8 @@
 
 mod builtins;
 mod commands;
-mod model_setup;
 mod printer;
 mod prompt;
-mod sandbox;
-mod setup;
-mod slash;
-mod subagents;
 
 use std::process::ExitCode;
 

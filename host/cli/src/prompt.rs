@@ -6,14 +6,35 @@
 use std::io::BufRead;
 
 use tokio::sync::broadcast;
-use ward_permission::{AskRequest, PermissionEngine, PermissionEvent, Reply};
+use ward_engine::Engine;
+use ward_permission::{AskRequest, PermissionEngine, Reply};
 use ward_plugin::sandbox::needs_a_person;
+use ward_store::Event;
 use ward_term::{eout, eoutln, inert_line};
 
-/// Answers asks published on `events` until the channel closes.
+/// Who takes the answers: an engine, or a bare permission engine (`ward tool call`).
+pub trait Answers: Send + 'static {
+    /// Answers ask `id`; an ask already settled (by a cascade) is no error worth
+    /// reporting.
+    fn answer(&self, id: &str, reply: Reply);
+}
+
+impl Answers for Engine {
+    fn answer(&self, id: &str, reply: Reply) {
+        let _ = self.reply(id, reply);
+    }
+}
+
+impl Answers for PermissionEngine {
+    fn answer(&self, id: &str, reply: Reply) {
+        let _ = self.reply(id, reply);
+    }
+}
+
+/// Answers the asks published on `events` until the channel closes.
 pub fn spawn_answerer(
-    engine: PermissionEngine,
-    mut events: broadcast::Receiver<PermissionEvent>,
+    answers: impl Answers,
+    mut events: broadcast::Receiver<Event>,
     yes: bool,
 ) -> tokio::task::JoinHandle<()> {
     tokio::spawn(async move {
@@ -23,7 +44,7 @@ pub fn spawn_answerer(
                 Err(broadcast::error::RecvError::Lagged(_)) => continue,
                 Err(broadcast::error::RecvError::Closed) => return,
             };
-            let PermissionEvent::Asked { id, request } = event else {
+            let Event::PermissionAsked { id, request } = event else {
                 continue;
             };
             // A change to Ward's configuration, or a command leaving the sandbox, needs
@@ -37,8 +58,7 @@ pub fn spawn_answerer(
                     .await
                     .unwrap_or(Reply::Reject { feedback: None })
             };
-            // The ask may already have been settled by a cascade; nothing to do then.
-            let _ = engine.reply(&id, reply);
+            answers.answer(&id, reply);
         }
     })
 }

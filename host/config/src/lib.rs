@@ -37,7 +37,8 @@ pub use load::{
     project_root,
 };
 pub use manifest::{
-    Capabilities, HookCaps, HookMode, Kind, Limits, Manifest, is_plugin_name, parse_manifest,
+    Access, Capabilities, HookCaps, HookMode, Kind, Limits, Manifest, ToolTraits, is_plugin_name,
+    parse_manifest,
 };
 pub use origin::Origins;
 pub use schema::{

@@ -60,10 +60,16 @@ pub trait AskHook: Send + Sync {
     ) -> std::pin::Pin<Box<dyn std::future::Future<Output = HookAnswer> + Send + 'a>>;
 }
 
+/// Where a permission engine's events also go, as they happen (an engine's bus).
+pub type Publisher = Arc<dyn Fn(&PermissionEvent) + Send + Sync>;
+
 struct Inner {
     approvals: Arc<dyn ApprovalStore>,
     events: broadcast::Sender<PermissionEvent>,
     ask_hook: std::sync::OnceLock<Arc<dyn AskHook>>,
+    /// Where events also go, synchronously and in order with the caller's own
+    /// publishing (an engine's bus), when set.
+    publisher: std::sync::OnceLock<Publisher>,
     pending: Mutex<Vec<PendingAsk>>,
     next_id: AtomicU64,
 }
@@ -104,6 +110,7 @@ impl PermissionEngine {
                 approvals,
                 events,
                 ask_hook: std::sync::OnceLock::new(),
+                publisher: std::sync::OnceLock::new(),
                 pending: Mutex::new(Vec::new()),
                 next_id: AtomicU64::new(0),
             }),
@@ -114,6 +121,14 @@ impl PermissionEngine {
     /// is ignored (the engine's clones share one hook).
     pub fn set_ask_hook(&self, hook: Arc<dyn AskHook>) {
         let _ = self.inner.ask_hook.set(hook);
+    }
+
+    /// Also hands every event to `publish`, on the thread that caused it — before
+    /// the broadcast channel's subscribers can see it — so an event bus fed by it
+    /// keeps asks and replies in order with what the loop publishes around them. A
+    /// second call is ignored.
+    pub fn set_publisher(&self, publish: Publisher) {
+        let _ = self.inner.publisher.set(publish);
     }
 
     /// Checks `req` against `layers`, then the stored approvals for its project and
@@ -195,25 +210,25 @@ impl PermissionEngine {
         match reply {
             Reply::Once => {
                 ask.resolve(Ok(()));
-                self.replied(id, Reply::Once);
+                self.replied(&session, id, Reply::Once);
                 Ok(())
             }
             Reply::Reject { feedback } => {
                 ask.resolve(Err(PermissionError::Rejected {
                     feedback: feedback.clone(),
                 }));
-                self.replied(id, Reply::Reject { feedback });
+                self.replied(&session, id, Reply::Reject { feedback });
                 for other in self.take(|ask| ask.request.session_id == session) {
                     let other_id = other.id.clone();
                     other.resolve(Err(PermissionError::Rejected { feedback: None }));
-                    self.replied(&other_id, Reply::Reject { feedback: None });
+                    self.replied(&session, &other_id, Reply::Reject { feedback: None });
                 }
                 Ok(())
             }
             Reply::Always => {
                 let saved = self.persist(&ask.request);
                 ask.resolve(Ok(()));
-                self.replied(id, Reply::Always);
+                self.replied(&session, id, Reply::Always);
                 saved?;
                 self.release_allowed(&session);
                 Ok(())
@@ -301,7 +316,7 @@ impl PermissionEngine {
         for ask in released {
             let id = ask.id.clone();
             ask.resolve(Ok(()));
-            self.replied(&id, Reply::Always);
+            self.replied(session, &id, Reply::Always);
         }
     }
 
@@ -333,14 +348,18 @@ impl PermissionEngine {
         format!("per_{millis:012x}{seq:06x}")
     }
 
-    fn replied(&self, id: &str, reply: Reply) {
+    fn replied(&self, session: &str, id: &str, reply: Reply) {
         self.emit(PermissionEvent::Replied {
+            session_id: session.to_string(),
             id: id.to_string(),
             reply,
         });
     }
 
     fn emit(&self, event: PermissionEvent) {
+        if let Some(publish) = self.inner.publisher.get() {
+            publish(&event);
+        }
         // No subscribers is fine: replies can still arrive through the API.
         let _ = self.inner.events.send(event);
     }

@@ -28,7 +28,7 @@ pub mod wildcard;
 
 pub use engine::{
     ApprovalStore, AskHook, AskRequest, HookAnswer, MemoryApprovals, PermissionEngine,
-    PermissionEvent, Reply, approval_scope,
+    PermissionEvent, Publisher, Reply, approval_scope,
 };
 pub use error::{PermissionError, SaveError};
 pub use evaluate::{Decision, disabled_tools, evaluate, evaluate_all, permission_key};

@@ -50,11 +50,22 @@ pub enum PluginEvent {
     },
 }
 
+/// Where plugin events also go, synchronously, as they happen (an engine's bus).
+#[derive(Clone)]
+pub struct EventSink(pub std::sync::Arc<dyn Fn(&PluginEvent) + Send + Sync>);
+
+impl std::fmt::Debug for EventSink {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("EventSink")
+    }
+}
+
 /// Writes the audit log and publishes plugin events.
 pub struct Audit {
     file: Option<Mutex<std::fs::File>>,
     path: Option<PathBuf>,
     events: broadcast::Sender<PluginEvent>,
+    sink: Option<EventSink>,
 }
 
 impl Audit {
@@ -81,7 +92,14 @@ impl Audit {
             file,
             path: path.map(Path::to_path_buf),
             events,
+            sink: None,
         }
+    }
+
+    /// The same trail, also handing every event to `sink` as it is published.
+    pub fn with_sink(mut self, sink: Option<EventSink>) -> Self {
+        self.sink = sink;
+        self
     }
 
     /// Where the log is written.
@@ -104,11 +122,14 @@ impl Audit {
         let e = entry(plugin, capability, target, "deny", reason);
         tracing::info!(plugin, capability, target, reason, "plugin access denied");
         self.write(e.clone());
-        let _ = self.events.send(PluginEvent::Denied(e));
+        self.publish(PluginEvent::Denied(e));
     }
 
     /// Publishes an event.
     pub fn publish(&self, event: PluginEvent) {
+        if let Some(sink) = &self.sink {
+            (sink.0)(&event);
+        }
         let _ = self.events.send(event);
     }
 

@@ -19,7 +19,7 @@ use tokio::sync::OnceCell;
 use wasmtime::component::{HasSelf, Linker};
 use wasmtime::{Store, UpdateDeadline};
 
-use ward_config::{HookCaps, Kind};
+use ward_config::{HookCaps, Kind, ToolTraits};
 
 use crate::audit::{Audit, PluginEvent};
 use crate::bindings::{CallContext, FullPlugin, ToolInfo, ToolOutput};
@@ -66,6 +66,8 @@ pub struct HostOptions {
     /// Per plugin, the standard tools the user lets it replace (`[plugins.NAME]
     /// replaces`); without an entry a standard tool keeps its name.
     pub replaces: BTreeMap<String, Vec<String>>,
+    /// Where plugin events (loaded, failed, denied) also go as they happen.
+    pub events: Option<crate::audit::EventSink>,
 }
 
 /// A discovered plugin and its state in this host.
@@ -121,6 +123,26 @@ impl Plugin {
             .unwrap_or_default()
     }
 
+    /// What its manifest declares about `tool` (`[tools.NAME]`), as far as the host
+    /// may trust it: declarations that would spare a call a check or pin its output
+    /// (`asks-itself`, `keep-output`) count only for the plugins built into Ward. A
+    /// tool named like a standard one gets nothing of the standard tool's treatment
+    /// from its name alone.
+    pub fn tool_traits(&self, tool: &str) -> ToolTraits {
+        let mut traits = self
+            .source
+            .manifest
+            .tools
+            .get(tool)
+            .cloned()
+            .unwrap_or_default();
+        if self.source.origin != crate::discovery::Origin::Builtin {
+            traits.asks_itself = false;
+            traits.keep_output = false;
+        }
+        traits
+    }
+
     fn disable(&self, reason: String) {
         if let Ok(mut d) = self.disabled.lock() {
             *d = Some(reason);
@@ -164,7 +186,9 @@ impl PluginHost {
                 .ok()
         });
         let (tx, _) = tokio::sync::broadcast::channel(256);
-        let audit = Arc::new(Audit::new(options.audit_log.as_deref(), tx));
+        let audit = Arc::new(
+            Audit::new(options.audit_log.as_deref(), tx).with_sink(options.events.clone()),
+        );
         let project = options.project.clone();
         let protected = Arc::new(crate::config_guard::protected_paths(
             &project,

@@ -116,8 +116,9 @@ impl Runner {
         })
     }
 
-    /// A `read` under a directory with an `AGENTS.md` the model has not seen yet gets
-    /// that file appended, once per session (SPEC §5.1).
+    /// A read of a file (a tool declaring `access = "read"` of a file path) under a
+    /// directory with an `AGENTS.md` the model has not seen yet gets that file
+    /// appended, once per session (SPEC §5.1).
     fn with_nested_instructions(
         &self,
         session: &Session,
@@ -125,9 +126,15 @@ impl Runner {
         input: &Value,
         output: String,
     ) -> String {
-        let path = (tool == "read")
-            .then(|| input.get("filePath").and_then(Value::as_str))
-            .flatten();
+        let declared = self.tools.traits(tool);
+        let reads_a_file =
+            declared.access == Some(ward_config::Access::Read) && !declared.directory;
+        let path = declared
+            .path
+            .as_deref()
+            .filter(|_| reads_a_file)
+            .and_then(|key| input.get(key))
+            .and_then(Value::as_str);
         let Some(path) = path else {
             return output;
         };

@@ -117,34 +117,45 @@ impl Runner {
             ask.push_str("\n\n");
             ask.push_str(&extra);
         }
+        // `[agent.compaction]` may give the summariser its own prompt, model and
+        // sampling; the session's model and Ward's prompt otherwise.
+        let agent = &self.compaction;
+        let model = agent.model.as_ref().unwrap_or(&self.model);
+        let prompt = agent.prompt.as_deref().unwrap_or(COMPACTION_AGENT);
         let system = vec![SystemBlock {
-            text: COMPACTION_AGENT.to_string(),
+            text: prompt.to_string(),
             cache: true,
         }];
-        if let Some(usable) = self.usable() {
-            let fixed = tally.text(COMPACTION_AGENT) + tally.text(&ask);
+        if let Some(usable) = self.usable_for(model) {
+            let fixed = tally.text(prompt) + tally.text(&ask);
             clip(&mut messages, usable.saturating_sub(fixed), tally);
         }
         messages.push(Wire::User {
             content: vec![UserPart::Text { text: ask }],
         });
         let call = ChatRequest {
-            model: self.model.model.clone(),
+            model: model.model.clone(),
             system,
             messages,
             tools: Vec::new(),
-            max_tokens: self.model.max_tokens,
+            temperature: agent.temperature.filter(|_| model.temperature),
+            top_p: agent.top_p,
+            max_tokens: model.max_tokens,
             ..ChatRequest::default()
         };
 
         let mut summary = AssistantMessage::new(request);
         summary.agent = "compaction".to_string();
+        summary.model = ModelRef::new(&model.provider, &model.model);
         summary.summary = true;
         self.store
             .put_message(&MessageInfo::Assistant(summary.clone()))?;
         self.store
             .put_part(&Part::new(&session.id, &summary.id, PartKind::StepStart))?;
-        let output = match self.stream_with_retries(session, &summary, &call).await {
+        let output = match self
+            .stream_with_retries(session, &summary, &call, model)
+            .await
+        {
             Ok(o) => o,
             Err(e) => {
                 summary.error = Some(MessageError::new("ProviderError", e.to_string()));

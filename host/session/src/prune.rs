@@ -5,11 +5,12 @@
 //! alone, the walk stops at a summary or at an output already pruned, and once
 //! [`PROTECT`] tokens of completed tool outputs have been counted every older one is a
 //! candidate — pruned only if more than [`MINIMUM`] tokens would be freed, so the
-//! prompt cache is not thrown away for a trifle. Outputs of protected tools (`skill`)
-//! are never pruned.
+//! prompt cache is not thrown away for a trifle. Outputs of tools declared
+//! `keep-output` (the host's `skill`) are never pruned.
 //!
-//! Beyond OpenCode: superseded outputs — a `read` of a file that was read again the
-//! same way, or changed by `edit`/`write`, later on — are stale, so they
+//! Beyond OpenCode: superseded outputs — a read of a file (a tool declaring
+//! `access = "read"` of a file path) that was read again the same way, or changed by
+//! a tool declaring `access = "write"`, later on — are stale, so they
 //! go first, inside the protected window too. And the loop prunes before a request
 //! would overflow (with `keep_turns = 0`, since a long loop is a single turn), not only
 //! when it ends.
@@ -17,6 +18,7 @@
 use std::collections::HashSet;
 
 use serde_json::Value;
+use ward_config::{Access, ToolTraits};
 use ward_store::{Message, MessageInfo, PartKind, Store, ToolState};
 
 use crate::budget::Tally;
@@ -25,8 +27,6 @@ use crate::budget::Tally;
 pub const PROTECT: u64 = 40_000;
 /// Fewest tokens worth pruning.
 pub const MINIMUM: u64 = 20_000;
-/// Tools whose output is never pruned.
-pub const PROTECTED_TOOLS: &[&str] = &["skill"];
 
 /// What to prune.
 #[derive(Debug, Default, PartialEq)]
@@ -37,11 +37,20 @@ pub struct Plan {
     pub freed: u64,
 }
 
+/// What the host knows about a tool by name (its declared [`ToolTraits`]).
+pub type TraitsOf<'a> = &'a dyn Fn(&str) -> ToolTraits;
+
 /// Plans a prune of `messages` (id order). `keep_turns` user turns at the end are
-/// left alone (2 after a loop; 0 inside one).
-pub fn plan(messages: &[Message], keep_turns: usize, tally: &mut Tally) -> Plan {
+/// left alone (2 after a loop; 0 inside one). What each tool declares decides which
+/// outputs are kept (`keep-output`) and which go first (a read made stale).
+pub fn plan(
+    messages: &[Message],
+    keep_turns: usize,
+    tally: &mut Tally,
+    traits: TraitsOf<'_>,
+) -> Plan {
     let start = protected_from(messages, keep_turns);
-    let stale = superseded(&messages[..start]);
+    let stale = superseded(&messages[..start], traits);
     let mut plan = Plan::default();
     let mut counted = 0u64;
     'messages: for (mi, message) in messages[..start].iter().enumerate().rev() {
@@ -57,7 +66,7 @@ pub fn plan(messages: &[Message], keep_turns: usize, tally: &mut Tally) -> Plan 
             let ToolState::Completed { output, time, .. } = &tool.state else {
                 continue;
             };
-            if PROTECTED_TOOLS.contains(&tool.tool.as_str()) {
+            if traits(&tool.tool).keep_output {
                 continue;
             }
             if time.compacted.is_some() {
@@ -122,9 +131,9 @@ fn protected_from(messages: &[Message], keep_turns: usize) -> usize {
     0
 }
 
-/// Completed `read` outputs made stale by a later identical read or a later change of
-/// the same file.
-fn superseded(messages: &[Message]) -> HashSet<(usize, usize)> {
+/// Completed outputs of file reads made stale by a later identical read (same file,
+/// same window) or a later change of the same file, by the tools' declarations.
+fn superseded(messages: &[Message], traits: TraitsOf<'_>) -> HashSet<(usize, usize)> {
     let mut stale = HashSet::new();
     // Newest first: remember which reads and which changed files come later.
     let mut later_reads: HashSet<(String, String)> = HashSet::new();
@@ -137,11 +146,21 @@ fn superseded(messages: &[Message]) -> HashSet<(usize, usize)> {
             let ToolState::Completed { input, .. } = &tool.state else {
                 continue;
             };
-            let Some(path) = file_path(input) else {
+            let declared = traits(&tool.tool);
+            if declared.directory {
+                continue;
+            }
+            let Some(path) = declared
+                .path
+                .as_deref()
+                .and_then(|key| input.get(key))
+                .and_then(Value::as_str)
+                .map(str::to_string)
+            else {
                 continue;
             };
-            match tool.tool.as_str() {
-                "read" => {
+            match declared.access {
+                Some(Access::Read) => {
                     let window = format!("{}:{}", input["offset"], input["limit"]);
                     let key = (path.clone(), window);
                     if later_changes.contains(&path) || later_reads.contains(&key) {
@@ -149,22 +168,14 @@ fn superseded(messages: &[Message]) -> HashSet<(usize, usize)> {
                     }
                     later_reads.insert(key);
                 }
-                "edit" | "write" => {
+                Some(Access::Write) => {
                     later_changes.insert(path);
                 }
-                _ => {}
+                None => {}
             }
         }
     }
     stale
-}
-
-fn file_path(input: &Value) -> Option<String> {
-    input
-        .get("filePath")
-        .or_else(|| input.get("file_path"))
-        .and_then(Value::as_str)
-        .map(str::to_string)
 }
 
 #[cfg(test)]

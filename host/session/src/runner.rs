@@ -54,45 +54,116 @@ pub struct ModelSetup {
     pub temperature: bool,
 }
 
-/// Everything the loop needs.
+/// Everything the loop needs; made by [`RunnerBuilder`] (`Runner::builder`).
 pub struct Runner {
     /// The store.
-    pub store: Arc<dyn Store>,
+    pub(crate) store: Arc<dyn Store>,
     /// The tools on offer.
-    pub tools: ToolBox,
+    pub(crate) tools: ToolBox,
     /// The model.
-    pub model: ModelSetup,
+    pub(crate) model: ModelSetup,
     /// The HTTP client.
-    pub client: Client,
+    pub(crate) client: Client,
     /// Where asks go.
-    pub permissions: PermissionEngine,
+    pub(crate) permissions: PermissionEngine,
     /// Permission layers.
-    pub rules: Arc<Vec<Ruleset>>,
+    pub(crate) rules: Arc<Vec<Ruleset>>,
     /// The project root.
-    pub project: PathBuf,
+    pub(crate) project: PathBuf,
     /// The agent.
-    pub agent: String,
+    pub(crate) agent: String,
     /// The system prompt, rebuilt for every model call.
-    pub system: Arc<SystemPrompt>,
+    pub(crate) system: Arc<SystemPrompt>,
     /// At most this many steps (`None`: unlimited).
-    pub steps: Option<u32>,
+    pub(crate) steps: Option<u32>,
     /// The agent's sampling temperature, if it sets one.
-    pub temperature: Option<f64>,
+    pub(crate) temperature: Option<f64>,
     /// The agent's nucleus sampling, if it sets one.
-    pub top_p: Option<f64>,
+    pub(crate) top_p: Option<f64>,
     /// Retry policy for provider errors.
-    pub retry: RetryPolicy,
+    pub(crate) retry: RetryPolicy,
     /// The sessions with a loop running; `ActiveLoops::default()` for a new runner.
-    pub loops: ActiveLoops,
+    pub(crate) loops: ActiveLoops,
     /// When to prune and compact.
-    pub context: ContextPolicy,
+    pub(crate) context: ContextPolicy,
     /// Per session, the nested `AGENTS.md` files already attached to a read.
-    pub nested: NestedState,
+    pub(crate) nested: NestedState,
     /// System text every prompt carries as its own (the last layer of the system
     /// prompt), e.g. from `ward run --system`.
-    pub user_system: Option<String>,
+    pub(crate) user_system: Option<String>,
     /// How untitled sessions get a title; `None`: from the first prompt's first line.
-    pub titles: Option<crate::title::Titles>,
+    pub(crate) titles: Option<crate::title::Titles>,
+    /// What `[agent.compaction]` sets for the summariser.
+    pub(crate) compaction: CompactionAgent,
+}
+
+/// The compaction agent's settings (`[agent.compaction]`); each unset one falls back
+/// to Ward's summariser prompt, or the session's model and sampling.
+#[derive(Clone, Debug, Default)]
+pub struct CompactionAgent {
+    /// Its system prompt.
+    pub prompt: Option<String>,
+    /// Its model.
+    pub model: Option<ModelSetup>,
+    /// Its sampling temperature.
+    pub temperature: Option<f64>,
+    /// Its nucleus sampling.
+    pub top_p: Option<f64>,
+}
+
+impl Runner {
+    /// A builder for a runner of `model` in `project`, storing in `store`, offering
+    /// `tools` and asking `permissions`; every other setting has its default.
+    pub fn builder(
+        store: Arc<dyn Store>,
+        tools: ToolBox,
+        model: ModelSetup,
+        permissions: PermissionEngine,
+        project: PathBuf,
+    ) -> crate::runner_builder::RunnerBuilder {
+        crate::runner_builder::RunnerBuilder::new(store, tools, model, permissions, project)
+    }
+
+    /// The store the loop records in.
+    pub fn store(&self) -> &Arc<dyn Store> {
+        &self.store
+    }
+
+    /// Where this runner's asks go.
+    pub fn permissions(&self) -> &PermissionEngine {
+        &self.permissions
+    }
+
+    /// The project root.
+    pub fn project(&self) -> &Path {
+        &self.project
+    }
+
+    /// The agent this runner runs.
+    pub fn agent(&self) -> &str {
+        &self.agent
+    }
+
+    /// The model this runner calls.
+    pub fn model(&self) -> &ModelSetup {
+        &self.model
+    }
+
+    /// The permission layers this runner works under.
+    pub fn rules(&self) -> &Arc<Vec<Ruleset>> {
+        &self.rules
+    }
+
+    /// The sessions with a loop running (shared by every runner built with the same
+    /// [`ActiveLoops`]).
+    pub fn loops(&self) -> &ActiveLoops {
+        &self.loops
+    }
+
+    /// The tools on offer.
+    pub fn tools(&self) -> &ToolBox {
+        &self.tools
+    }
 }
 
 /// The nested instructions attached so far, per session (SPEC §5.1).
@@ -391,18 +462,4 @@ impl Runner {
     }
 }
 
-pub(crate) fn finish_reason(f: FinishReason) -> ward_store::FinishReason {
-    match f {
-        FinishReason::Stop => ward_store::FinishReason::Stop,
-        FinishReason::ToolCalls => ward_store::FinishReason::ToolCalls,
-        FinishReason::Length => ward_store::FinishReason::Length,
-        FinishReason::ContentFilter => ward_store::FinishReason::ContentFilter,
-        FinishReason::Unknown => ward_store::FinishReason::Unknown,
-    }
-}
-
-pub(crate) fn now() -> i64 {
-    std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .map_or(0, |d| d.as_millis() as i64)
-}
+pub(crate) use ward_store::now_ms as now;

@@ -80,6 +80,17 @@ impl HostTool for SkillTool {
         "skill"
     }
 
+    /// Skills are allowed or denied by name (`skill = { "internal-*" = "deny" }`),
+    /// an "always" allows that skill alone, and what a skill says stays in context.
+    fn traits(&self) -> ward_config::ToolTraits {
+        ward_config::ToolTraits {
+            pattern: Some("name".to_string()),
+            always_pattern: true,
+            keep_output: true,
+            ..ward_config::ToolTraits::default()
+        }
+    }
+
     fn spec(&self) -> ToolSpec {
         ToolSpec {
             name: self.name().to_string(),

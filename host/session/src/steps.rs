@@ -16,7 +16,7 @@ use ward_store::{
 use crate::budget::Tally;
 use crate::history::to_wire;
 use crate::reminders::MAX_STEPS;
-use crate::runner::{LoopError, LoopState, Runner, finish_reason, now};
+use crate::runner::{LoopError, LoopState, ModelSetup, Runner, now};
 use crate::step::{self, StepTarget};
 
 /// The longest wait before a retry, whatever the provider asked for.
@@ -70,7 +70,7 @@ impl Runner {
                 .put_part(&Part::new(&session.id, &assistant.id, PartKind::StepStart))?;
 
             let output = match self
-                .stream_with_retries(session, &assistant, &request)
+                .stream_with_retries(session, &assistant, &request, &self.model)
                 .await
             {
                 Ok(o) => o,
@@ -174,7 +174,7 @@ impl Runner {
             },
         };
         let cost = self.cost(&output.usage);
-        let finish = finish_reason(output.finish);
+        let finish = output.finish;
         self.store.put_part(&Part::new(
             &session.id,
             &assistant.id,
@@ -250,6 +250,7 @@ impl Runner {
         session: &Session,
         assistant: &AssistantMessage,
         request: &ChatRequest,
+        model: &ModelSetup,
     ) -> Result<step::StepOutput, ward_provider::ProviderError> {
         let target = StepTarget {
             store: self.store.as_ref(),
@@ -261,8 +262,8 @@ impl Runner {
             retries.begin(Instant::now());
             match step::run(
                 &self.client,
-                self.model.protocol,
-                &self.model.endpoint,
+                model.protocol,
+                &model.endpoint,
                 request,
                 &target,
             )

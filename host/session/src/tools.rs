@@ -41,6 +41,11 @@ pub trait HostTool: Send + Sync {
     fn name(&self) -> &str;
     /// What the model is told about the tool.
     fn spec(&self) -> ToolSpec;
+    /// What the host should know about its calls (default: nothing; it needs its
+    /// own name's permission before each call).
+    fn traits(&self) -> ward_config::ToolTraits {
+        ward_config::ToolTraits::default()
+    }
     /// Runs one call with arguments already parsed and checked against the rules.
     fn run<'a>(
         &'a self,
@@ -204,7 +209,8 @@ impl ToolBox {
                 ))
             })?;
         }
-        for need in tool_rules::needs(&tool, &args, &scope.project) {
+        let traits = self.traits(&tool);
+        for need in tool_rules::needs(&tool, &traits, &args, &scope.project) {
             scope
                 .check(&need.permission, need.patterns, need.always, args.clone())
                 .await?;
@@ -218,7 +224,8 @@ impl ToolBox {
             // `task` is a host tool (a subagent's loop), not a plugin's.
             let delegate = self.offers("task");
             let output = std::mem::take(&mut out.output);
-            let bounded = self.output.apply(&tool, &scope.call_id, output, delegate);
+            let keep = crate::truncate::Keep::for_tool(&traits);
+            let bounded = self.output.apply(keep, &scope.call_id, output, delegate);
             out.output = bounded.text;
             if bounded.truncated {
                 out.metadata = truncation_metadata(&out.metadata, bounded.saved.as_deref());
@@ -237,6 +244,19 @@ impl ToolBox {
 }
 
 impl ToolBox {
+    /// What the host may act on about `tool`: a host tool's own declaration, else
+    /// what its plugin's manifest declares (as far as the host trusts that plugin).
+    pub fn traits(&self, tool: &str) -> ward_config::ToolTraits {
+        if let Some(native) = self.natives.iter().find(|n| n.name() == tool) {
+            return native.traits();
+        }
+        self.tools
+            .iter()
+            .find(|(_, t)| t.name == tool)
+            .map(|(plugin, _)| plugin.tool_traits(tool))
+            .unwrap_or_default()
+    }
+
     /// Checks `args` against plugin tool `tool`'s schema (host tools check their own),
     /// within the plugin's time limit for a call.
     async fn check_args(&self, tool: &str, args: &Value) -> Result<(), ArgumentError> {

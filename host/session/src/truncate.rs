@@ -49,9 +49,9 @@ pub enum Keep {
 }
 
 impl Keep {
-    /// The end kept for `tool`'s output.
-    pub fn for_tool(tool: &str) -> Keep {
-        if tool == "bash" {
+    /// The end kept for the output of a tool declared as `traits` (`output-tail`).
+    pub fn for_tool(traits: &ward_config::ToolTraits) -> Keep {
+        if traits.output_tail {
             Keep::Tail
         } else {
             Keep::Head
@@ -71,9 +71,10 @@ pub struct Bounded {
 }
 
 impl OutputPolicy {
-    /// Bounds `output` of `tool` (call `call_id`); `delegate` says whether the model
-    /// can hand the exploration to a subagent (the `task` tool is on offer).
-    pub fn apply(&self, tool: &str, call_id: &str, output: String, delegate: bool) -> Bounded {
+    /// Bounds `output` of a call (`call_id`), keeping the end `keep` says;
+    /// `delegate` says whether the model can hand the exploration to a subagent (the
+    /// `task` tool is on offer).
+    pub fn apply(&self, keep: Keep, call_id: &str, output: String, delegate: bool) -> Bounded {
         let lines = output.split('\n').count();
         if lines <= self.max_lines && output.len() <= self.max_bytes {
             return Bounded {
@@ -82,7 +83,6 @@ impl OutputPolicy {
                 truncated: false,
             };
         }
-        let keep = Keep::for_tool(tool);
         let (kept, omitted) = cut(&output, keep, self.max_lines, self.max_bytes);
         let saved = self
             .spill_dir

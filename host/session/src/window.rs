@@ -18,11 +18,17 @@ use crate::{active::Entry, prune};
 impl Runner {
     /// The most input tokens a request may hold, if the model's window is known.
     pub fn usable(&self) -> Option<u64> {
+        self.usable_for(&self.model)
+    }
+
+    /// [`Runner::usable`] for `model` (the compaction agent's, say), under this
+    /// runner's context policy.
+    pub(crate) fn usable_for(&self, model: &crate::ModelSetup) -> Option<u64> {
         let policy = ContextPolicy {
-            threshold: self.model.compaction_threshold.or(self.context.threshold),
+            threshold: model.compaction_threshold.or(self.context.threshold),
             ..self.context.clone()
         };
-        usable(&self.model.limits, self.model.max_tokens, &policy)
+        usable(&model.limits, model.max_tokens, &policy)
     }
 
     /// Runs a pending compaction, then makes sure the next request fits: prune, and
@@ -57,7 +63,8 @@ impl Runner {
             return Ok(());
         }
         if self.context.prune {
-            let plan = prune::plan(state.history.messages_mut(), 0, &mut state.tally);
+            let traits = |tool: &str| self.tools.traits(tool);
+            let plan = prune::plan(state.history.messages_mut(), 0, &mut state.tally, &traits);
             prune::apply(
                 &plan,
                 state.history.messages_mut(),
@@ -103,7 +110,8 @@ impl Runner {
         let pruned = history
             .load(self.store.as_ref(), &session.id)
             .and_then(|()| {
-                let plan = prune::plan(history.messages_mut(), 2, tally);
+                let traits = |tool: &str| self.tools.traits(tool);
+                let plan = prune::plan(history.messages_mut(), 2, tally, &traits);
                 prune::apply(&plan, history.messages_mut(), self.store.as_ref(), now())
             });
         if let Err(e) = pruned {

@@ -5,7 +5,6 @@
 //! must meet to be offered (a valid name, a description) and the [`Warning`]s
 //! for the ones that do not.
 
-use std::fmt;
 use std::path::{Path, PathBuf};
 
 use serde::Deserialize;
@@ -22,44 +21,8 @@ pub const SKILL_FILE: &str = "SKILL.md";
 pub const MAX_NAME_LEN: usize = 64;
 
 /// A skill that could not be offered, or a skills directory that could not be
-/// read. Discovery goes on past it.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Warning {
-    /// The file (or directory) the problem is in.
-    pub file: PathBuf,
-    /// 1-based line of the problem in `file`, when known.
-    pub line: Option<usize>,
-    /// 1-based column of the problem in `file`, when known (only with `line`).
-    pub column: Option<usize>,
-    /// What is wrong, and what happened as a result.
-    pub message: String,
-}
-
-impl Warning {
-    fn new(file: &Path, message: impl Into<String>) -> Self {
-        Warning {
-            file: file.to_path_buf(),
-            line: None,
-            column: None,
-            message: message.into(),
-        }
-    }
-}
-
-/// One line: `file:line:column: message`, or `file: message` when the position
-/// is unknown.
-impl fmt::Display for Warning {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "{}", self.file.display())?;
-        if let Some(line) = self.line {
-            write!(f, ":{line}")?;
-            if let Some(column) = self.column {
-                write!(f, ":{column}")?;
-            }
-        }
-        write!(f, ": {}", self.message)
-    }
-}
+/// read (Ward's one located warning type). Discovery goes on past it.
+pub use ward_config::Warning;
 
 /// The front matter fields Ward reads. Everything else Claude Code or the Agent
 /// Skills format allows (`license`, `allowed-tools`, `metadata`, `model`, …) is
@@ -80,7 +43,7 @@ pub(crate) fn scan(source: &SkillSource, warnings: &mut Vec<Warning>) -> Vec<Ski
         Err(e) if e.kind() == std::io::ErrorKind::NotADirectory => return Vec::new(),
         Err(e) => {
             if source.root.is_dir() {
-                warnings.push(Warning::new(
+                warnings.push(Warning::in_file(
                     &source.root,
                     format!("cannot read skills directory: {e}"),
                 ));
@@ -110,7 +73,7 @@ fn read_skill(source: &SkillSource, dir: &Path, warnings: &mut Vec<Warning>) -> 
     let text = match std::fs::read_to_string(&file) {
         Ok(text) => text,
         Err(e) => {
-            warnings.push(Warning::new(
+            warnings.push(Warning::in_file(
                 &file,
                 format!("cannot read: {e}; the skill is skipped"),
             ));
@@ -130,7 +93,7 @@ fn read_skill(source: &SkillSource, dir: &Path, warnings: &mut Vec<Warning>) -> 
         _ => (dir_name, false),
     };
     if let Err(problem) = check_name(&name) {
-        let mut warning = Warning::new(
+        let mut warning = Warning::in_file(
             &file,
             format!("invalid skill name {name:?}: {problem}; the skill is skipped"),
         );
@@ -147,7 +110,7 @@ fn read_skill(source: &SkillSource, dir: &Path, warnings: &mut Vec<Warning>) -> 
     }
     let description = collapse_whitespace(meta.description.as_deref().unwrap_or(""));
     if description.is_empty() {
-        warnings.push(Warning::new(
+        warnings.push(Warning::in_file(
             &file,
             "skill has no description; it is not offered",
         ));
@@ -209,13 +172,13 @@ pub fn check_name(name: &str) -> Result<(), NameError> {
 /// A front matter error as a warning, keeping its line and column.
 fn config_warning(file: &Path, error: ConfigError) -> Warning {
     match error {
-        ConfigError::Syntax { at, message } => Warning {
-            file: at.file,
-            line: Some(at.line),
-            column: Some(at.column),
-            message: format!("{message}; the skill is skipped"),
-        },
-        other => Warning::new(file, format!("{other}; the skill is skipped")),
+        ConfigError::Syntax { at, message } => Warning::at(
+            &at.file,
+            at.line,
+            at.column,
+            format!("{message}; the skill is skipped"),
+        ),
+        other => Warning::in_file(file, format!("{other}; the skill is skipped")),
     }
 }
 
@@ -270,7 +233,7 @@ mod tests {
 
     #[test]
     fn warning_display() {
-        let mut w = Warning::new(Path::new("a/SKILL.md"), "broken");
+        let mut w = Warning::in_file(Path::new("a/SKILL.md"), "broken");
         assert_eq!(w.to_string(), "a/SKILL.md: broken");
         w.line = Some(3);
         w.column = Some(7);

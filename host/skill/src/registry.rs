@@ -116,16 +116,14 @@ impl SkillRegistry {
             let mut seen: BTreeMap<String, PathBuf> = BTreeMap::new();
             for skill in scan(&source, &mut warnings) {
                 if let Some(first) = seen.insert(skill.name.clone(), skill.file.clone()) {
-                    warnings.push(Warning {
-                        file: skill.file.clone(),
-                        line: None,
-                        column: None,
-                        message: format!(
+                    warnings.push(Warning::in_file(
+                        &skill.file,
+                        format!(
                             "skill `{}` is also defined in {}; this one replaces it",
                             skill.name,
                             first.display()
                         ),
-                    });
+                    ));
                 }
                 by_name.insert(skill.name.clone(), skill);
             }
@@ -164,12 +162,10 @@ impl SkillRegistry {
                 None
             };
             if let Some(problem) = problem {
-                warnings.push(Warning {
-                    file: skill.dir.clone(),
-                    line: None,
-                    column: None,
-                    message: format!("skill `{}`: {problem}; the skill is ignored", skill.name),
-                });
+                warnings.push(Warning::in_file(
+                    &skill.dir,
+                    format!("skill `{}`: {problem}; the skill is ignored", skill.name),
+                ));
                 continue;
             }
             from_plugins.insert(skill.name.clone(), skill);

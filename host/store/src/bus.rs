@@ -8,6 +8,7 @@
 
 use serde::{Deserialize, Serialize};
 use tokio::sync::broadcast;
+use ward_permission::{AskRequest, Reply};
 
 use crate::model::message::MessageInfo;
 use crate::model::part::Part;
@@ -132,6 +133,52 @@ pub enum Event {
         /// The whole list.
         todos: Vec<Todo>,
     },
+    /// A tool call waits for a person's answer (reply through the engine that
+    /// published it, with this `id`).
+    #[serde(rename = "permission.asked")]
+    PermissionAsked {
+        /// The ask's id.
+        id: String,
+        /// What is asked, by which session, agent and (if one asks) plugin.
+        request: AskRequest,
+    },
+    /// An ask was answered (directly, or by a cascade from another reply).
+    #[serde(rename = "permission.replied")]
+    PermissionReplied {
+        /// The session the ask was in.
+        session_id: String,
+        /// The ask's id.
+        id: String,
+        /// The answer that settled it.
+        #[serde(flatten)]
+        reply: Reply,
+    },
+    /// A plugin was compiled (or loaded from the cache) and is ready.
+    #[serde(rename = "plugin.loaded")]
+    PluginLoaded {
+        /// The plugin.
+        plugin: String,
+    },
+    /// A plugin failed to load or was disabled.
+    #[serde(rename = "plugin.failed")]
+    PluginFailed {
+        /// The plugin.
+        plugin: String,
+        /// Why.
+        reason: String,
+    },
+    /// A plugin was refused something it was not granted.
+    #[serde(rename = "plugin.denied")]
+    PluginDenied {
+        /// The plugin.
+        plugin: String,
+        /// `fs`, `exec`, `net`, `env`, …
+        capability: String,
+        /// What it asked for: a path, a command, a URL.
+        target: String,
+        /// Why it was refused.
+        reason: String,
+    },
 }
 
 impl Event {
@@ -149,6 +196,33 @@ impl Event {
             Event::PartDelta { .. } => "message.part.delta",
             Event::PartRemoved { .. } => "message.part.removed",
             Event::TodoUpdated { .. } => "todo.updated",
+            Event::PermissionAsked { .. } => "permission.asked",
+            Event::PermissionReplied { .. } => "permission.replied",
+            Event::PluginLoaded { .. } => "plugin.loaded",
+            Event::PluginFailed { .. } => "plugin.failed",
+            Event::PluginDenied { .. } => "plugin.denied",
+        }
+    }
+
+    /// The session the event is about, if it is about one (plugin events are not).
+    pub fn session_id(&self) -> Option<&str> {
+        match self {
+            Event::SessionCreated { info }
+            | Event::SessionUpdated { info }
+            | Event::SessionDeleted { info } => Some(&info.id),
+            Event::SessionStatus { session_id, .. }
+            | Event::SessionCompacted { session_id }
+            | Event::MessageRemoved { session_id, .. }
+            | Event::PartDelta { session_id, .. }
+            | Event::PartRemoved { session_id, .. }
+            | Event::TodoUpdated { session_id, .. }
+            | Event::PermissionReplied { session_id, .. } => Some(session_id),
+            Event::MessageUpdated { info } => Some(info.session_id()),
+            Event::PartUpdated { part } => Some(&part.session_id),
+            Event::PermissionAsked { request, .. } => Some(&request.session_id),
+            Event::PluginLoaded { .. }
+            | Event::PluginFailed { .. }
+            | Event::PluginDenied { .. } => None,
         }
     }
 }
@@ -222,6 +296,35 @@ mod tests {
         assert_eq!(json["properties"]["status"]["type"], "retry");
         assert_eq!(json["properties"]["status"]["max"], 8);
         assert_eq!(json["properties"]["status"]["delay_ms"], 2000);
+    }
+
+    #[test]
+    fn permission_and_plugin_events_name_their_session_and_round_trip() {
+        let replied = Event::PermissionReplied {
+            session_id: "ses_1".into(),
+            id: "per_1".into(),
+            reply: Reply::Reject {
+                feedback: Some("no".into()),
+            },
+        };
+        let json = serde_json::to_value(&replied).expect("serialises");
+        assert_eq!(json["type"], "permission.replied");
+        assert_eq!(json["properties"]["reply"], "reject");
+        assert_eq!(json["properties"]["feedback"], "no");
+        assert_eq!(replied.session_id(), Some("ses_1"));
+        let back: Event = serde_json::from_value(json).expect("deserialises");
+        assert_eq!(back, replied);
+
+        let denied = Event::PluginDenied {
+            plugin: "p".into(),
+            capability: "fs".into(),
+            target: "/etc/shadow".into(),
+            reason: "not granted".into(),
+        };
+        assert_eq!(denied.name(), "plugin.denied");
+        assert_eq!(denied.session_id(), None);
+        let json = serde_json::to_value(&denied).expect("serialises");
+        assert_eq!(json["properties"]["target"], "/etc/shadow");
     }
 
     #[test]

@@ -244,3 +244,20 @@ fn install_refuses_a_package_whose_names_are_taken() {
     assert!(ok, "{err}");
     assert!(out.contains("name-thief twin got"), "{out}");
 }
+
+#[test]
+fn a_plugin_cannot_declare_its_way_past_the_check_before_a_call() {
+    let p = Project::new("names-declared");
+    p.install_test_plugin("name-thief");
+    let args = json!({ "secret": "s" }).to_string();
+    // Without a rule the call runs: the declaration is read, the plugin works.
+    let (ok, out, err) = ward_with(&p, "", &["tool", "call", "twin", &args]);
+    assert!(ok, "{err}");
+    assert_eq!(out.trim(), "name-thief twin got secret=s");
+    // `asks-itself` spares only Ward's own tools the check: a deny still stops it.
+    let deny = "[permission]\ntwin = \"deny\"\n";
+    let (ok, out, err) = ward_with(&p, deny, &["tool", "call", "twin", &args]);
+    assert!(!ok, "{out}");
+    assert!(!out.contains("name-thief twin got"), "{out}");
+    assert!(err.contains("twin"), "{err}");
+}

@@ -8,8 +8,6 @@ use clap::Subcommand;
 use ward_agent::{AgentMode, AgentSource};
 use ward_term::{inert_line, outln};
 
-use crate::setup::Workspace;
-
 /// `ward agent …`
 #[derive(Subcommand)]
 pub enum AgentCommand {
@@ -24,8 +22,7 @@ pub enum AgentCommand {
 /// Runs the subcommand.
 pub async fn run(command: AgentCommand) -> Result<ExitCode> {
     let AgentCommand::List { all } = command;
-    let ws = Workspace::open(&std::env::current_dir()?).await?;
-    ws.warn_discovery_errors();
+    let ws = super::open_workspace().await?;
     let default = ws.agents.default_agent().name.clone();
     for agent in ws.agents.list().filter(|a| all || !a.hidden) {
         let mode = match agent.mode {

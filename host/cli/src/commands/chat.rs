@@ -1,5 +1,5 @@
-//! `ward` with no command: a minimal interactive mode that keeps one session across
-//! prompts. Each line is a prompt; `/exit` (or end of input) quits; Ctrl-C aborts the
+//! `ward` with no command: a minimal interactive mode over the engine that keeps one
+//! session across prompts. Each line is a prompt; `/exit` (or end of input) quits; Ctrl-C aborts the
 //! running loop, or quits when nothing runs.
 //!
 //! Standard input is read by one thread and routed here, because two readers would
@@ -17,13 +17,11 @@ use anyhow::Result;
 use clap::Args;
 use tokio::sync::{broadcast, mpsc};
 use tokio::task::JoinSet;
-use ward_permission::{AskRequest, PermissionEvent, Reply};
+use ward_engine::{AskRequest, Engine, Event, Reply};
 use ward_plugin::sandbox::needs_a_person;
-use ward_session::Runner;
-use ward_store::Store;
 use ward_term::{eout, eoutln, outln};
 
-use super::run::{CliLoop, LoopArgs};
+use super::run::{LoopArgs, print_warnings};
 use crate::printer::{Format, Printer};
 use crate::prompt::{parse_answer, question};
 
@@ -36,16 +34,15 @@ pub struct ChatArgs {
 
 /// Runs the interactive mode until `/exit` or end of input.
 pub async fn run(args: ChatArgs) -> Result<ExitCode> {
-    let CliLoop {
-        store,
-        session,
-        runner,
-        mut asks,
-        commands,
-        ..
-    } = CliLoop::open(&args.common, None).await?;
+    let engine = Engine::open(args.common.engine_options()?).await?;
+    print_warnings(&engine);
+    let session = match &args.common.session {
+        Some(id) => engine.session(id)?,
+        None => engine.create_session(args.common.agent.as_deref())?,
+    };
+    let mut asks = engine.subscribe();
     let interactive = std::io::stdin().is_terminal();
-    let printer = Printer::start(store.bus().subscribe(), &session.id, Format::Text);
+    let printer = Printer::start(engine.subscribe(), &session.id, Format::Text);
     eoutln!(
         "session {} — /exit to quit, Ctrl-C to stop the agent",
         session.id
@@ -61,10 +58,10 @@ pub async fn run(args: ChatArgs) -> Result<ExitCode> {
         // Piped prompts go one at a time; a finished one lets the next through.
         if prompts.is_empty() {
             if let Some(text) = waiting.pop_front() {
-                let (runner, session, commands) =
-                    (runner.clone(), session.clone(), commands.clone());
+                let (engine, session) = (engine.clone(), session.clone());
+                let request = args.common.request(&text);
                 prompts.spawn(async move {
-                    let outcome = crate::slash::prompt(&runner, &commands, &session, &text).await;
+                    let outcome = engine.prompt(&session, request).await;
                     if let Err(e) = &outcome {
                         eoutln!("\nerror: {e}");
                     }
@@ -81,11 +78,11 @@ pub async fn run(args: ChatArgs) -> Result<ExitCode> {
             line = lines.recv(), if want_line => {
                 let Some(line) = line else {
                     input_open = false;
-                    reject_all(&runner, &mut open_asks);
+                    reject_all(&engine, &mut open_asks);
                     continue;
                 };
                 if let Some((id, _)) = open_asks.pop_front() {
-                    let _ = runner.permissions.reply(&id, parse_answer(&line));
+                    let _ = engine.reply(&id, parse_answer(&line));
                     if let Some((_, next)) = open_asks.front() {
                         show_question(next);
                     }
@@ -94,7 +91,7 @@ pub async fn run(args: ChatArgs) -> Result<ExitCode> {
                 let text = line.trim();
                 if text == "/exit" {
                     input_open = false;
-                    reject_all(&runner, &mut open_asks);
+                    reject_all(&engine, &mut open_asks);
                     continue;
                 }
                 if text.is_empty() {
@@ -103,10 +100,11 @@ pub async fn run(args: ChatArgs) -> Result<ExitCode> {
                 }
                 if interactive && !prompts.is_empty() {
                     // The agent is working: this joins its loop.
-                    let (runner, session, text) = (runner.clone(), session.clone(), text.to_string());
+                    let (engine, session) = (engine.clone(), session.clone());
+                    let request = args.common.request(text);
                     // Its outcome is the running loop's, reported by that loop's task.
                     prompts.spawn(async move {
-                        let _ = runner.prompt(&session, &text).await;
+                        let _ = engine.prompt(&session, request).await;
                         true
                     });
                 } else {
@@ -114,15 +112,15 @@ pub async fn run(args: ChatArgs) -> Result<ExitCode> {
                 }
             }
             event = asks.recv() => match event {
-                Ok(PermissionEvent::Asked { id, request }) => {
+                Ok(Event::PermissionAsked { id, request }) => {
                     // `--yes` never approves a change to Ward's configuration or a
                     // command leaving the sandbox.
                     if args.common.yes && !needs_a_person(&request) {
-                        let _ = runner.permissions.reply(&id, Reply::Once);
+                        let _ = engine.reply(&id, Reply::Once);
                     } else if !input_open {
                         // Nobody is left to answer.
                         eoutln!("\n{}(no answer: rejected)", question(&request));
-                        let _ = runner.permissions.reply(&id, Reply::Reject { feedback: None });
+                        let _ = engine.reply(&id, Reply::Reject { feedback: None });
                     } else {
                         if open_asks.is_empty() {
                             show_question(&request);
@@ -130,7 +128,8 @@ pub async fn run(args: ChatArgs) -> Result<ExitCode> {
                         open_asks.push_back((id, request));
                     }
                 }
-                Ok(PermissionEvent::Replied { id, .. }) => open_asks.retain(|(open, _)| *open != id),
+                Ok(Event::PermissionReplied { id, .. }) => open_asks.retain(|(open, _)| *open != id),
+                Ok(_) => {}
                 Err(broadcast::error::RecvError::Lagged(_)) => {}
                 Err(broadcast::error::RecvError::Closed) => break,
             },
@@ -142,15 +141,16 @@ pub async fn run(args: ChatArgs) -> Result<ExitCode> {
                 }
             }
             _ = tokio::signal::ctrl_c() => {
-                if !runner.abort(&session.id) {
+                if !engine.abort(&session.id) {
                     break;
                 }
             }
         }
     }
-    reject_all(&runner, &mut open_asks);
+    reject_all(&engine, &mut open_asks);
     while prompts.join_next().await.is_some() {}
     printer.finish().await;
+    engine.close(super::run::HOOK_GRACE).await;
     eoutln!("session {}", session.id);
     Ok(if failed {
         ExitCode::FAILURE
@@ -160,11 +160,9 @@ pub async fn run(args: ChatArgs) -> Result<ExitCode> {
 }
 
 /// Rejects the questions nobody will answer now, so their loops can end.
-fn reject_all(runner: &Runner, open_asks: &mut VecDeque<(String, AskRequest)>) {
+fn reject_all(engine: &Engine, open_asks: &mut VecDeque<(String, AskRequest)>) {
     for (id, _) in open_asks.drain(..) {
-        let _ = runner
-            .permissions
-            .reply(&id, Reply::Reject { feedback: None });
+        let _ = engine.reply(&id, Reply::Reject { feedback: None });
     }
 }
 

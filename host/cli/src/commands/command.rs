@@ -8,8 +8,6 @@ use clap::Subcommand;
 use ward_command::CommandSource;
 use ward_term::{inert_line, outln};
 
-use crate::setup::Workspace;
-
 /// `ward command …`
 #[derive(Subcommand)]
 pub enum CommandCommand {
@@ -20,8 +18,7 @@ pub enum CommandCommand {
 /// Runs the subcommand.
 pub async fn run(command: CommandCommand) -> Result<ExitCode> {
     let CommandCommand::List = command;
-    let ws = Workspace::open(&std::env::current_dir()?).await?;
-    ws.warn_discovery_errors();
+    let ws = super::open_workspace().await?;
     for c in ws.commands.list() {
         let source = match &c.source {
             CommandSource::Builtin => "built-in".to_string(),

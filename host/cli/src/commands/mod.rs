@@ -10,3 +10,23 @@ pub mod run;
 pub mod session;
 pub mod skill;
 pub mod tool;
+
+use anyhow::Result;
+use ward_engine::Workspace;
+use ward_term::eoutln;
+
+/// Prints problems found opening the project, each as a warning.
+pub fn warn(warnings: &[String]) {
+    for warning in warnings {
+        eoutln!("warning: {warning}");
+    }
+}
+
+/// The project in the current directory, for commands that inspect it; what went
+/// wrong opening it is printed as warnings.
+pub async fn open_workspace() -> Result<Workspace> {
+    let options = crate::builtins::engine_options(std::env::current_dir()?);
+    let ws = Workspace::open(&options).await?;
+    warn(&ws.discovery_errors);
+    Ok(ws)
+}

@@ -25,7 +25,7 @@ pub fn run(command: PermissionCommand) -> Result<ExitCode> {
         PermissionCommand::Explain { tool, pattern } => {
             let cwd = std::env::current_dir()?;
             let config = ward_config::load(&cwd)?;
-            let layers = crate::setup::rules(&config)?;
+            let layers = ward_engine::rules(&config)?;
             let key = ward_permission::permission_key(&tool);
             out!("{}", ward_permission::explain(key, &pattern, &layers));
             Ok(ExitCode::SUCCESS)

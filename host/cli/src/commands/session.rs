@@ -137,18 +137,12 @@ pub async fn run(command: SessionCommand) -> Result<ExitCode> {
 }
 
 async fn compact(id: String, model: Option<String>) -> Result<ExitCode> {
-    let args = super::run::LoopArgs {
-        agent: None,
-        model,
-        session: Some(id),
-        yes: false,
-        steps: None,
-        max_retries: None,
-        system: None,
-    };
-    let cli = super::run::CliLoop::open(&args, None).await?;
-    let summary = cli.runner.compact_session(&cli.session).await?;
-    let messages = cli.store.messages(&cli.session.id, Some(&summary.id))?;
+    let options = crate::builtins::engine_options(std::env::current_dir()?);
+    let engine = ward_engine::Engine::open(options).await?;
+    super::run::print_warnings(&engine);
+    let session = engine.session(&id)?;
+    let summary = engine.compact(&session, model.as_deref()).await?;
+    let messages = engine.store().messages(&session.id, Some(&summary.id))?;
     let text: String = messages
         .iter()
         .filter(|m| m.info.id() == summary.id)
@@ -161,7 +155,7 @@ async fn compact(id: String, model: Option<String>) -> Result<ExitCode> {
     outln!("{text}");
     eoutln!(
         "compacted session {}: summary {} ({} tokens in, {} out)",
-        cli.session.id,
+        session.id,
         summary.id,
         summary.tokens.input,
         summary.tokens.output

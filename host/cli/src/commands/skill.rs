@@ -7,8 +7,6 @@ use anyhow::Result;
 use clap::Subcommand;
 use ward_term::{inert_line, outln};
 
-use crate::setup::Workspace;
-
 /// `ward skill …`
 #[derive(Subcommand)]
 pub enum SkillCommand {
@@ -20,8 +18,7 @@ pub enum SkillCommand {
 /// Runs the subcommand.
 pub async fn run(command: SkillCommand) -> Result<ExitCode> {
     let SkillCommand::List = command;
-    let ws = Workspace::open(&std::env::current_dir()?).await?;
-    ws.warn_discovery_errors();
+    let ws = super::open_workspace().await?;
     let visible: Vec<&str> = ws
         .skills
         .visible(&ws.rules)

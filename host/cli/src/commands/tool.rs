@@ -7,10 +7,11 @@ use std::process::ExitCode;
 use anyhow::Result;
 use clap::Subcommand;
 use ward_plugin::CallScope;
+use ward_store::Store;
 use ward_term::{eoutln, inert_line, outln};
 
 use crate::prompt::spawn_answerer;
-use crate::setup::Workspace;
+use ward_engine::Workspace;
 
 /// `ward tool …`
 #[derive(Subcommand)]
@@ -38,8 +39,8 @@ pub enum ToolCommand {
 /// Runs the subcommand.
 pub async fn run(command: ToolCommand) -> Result<ExitCode> {
     let cwd = std::env::current_dir()?;
-    let ws = Workspace::open(&cwd).await?;
-    ws.warn_discovery_errors();
+    let ws = Workspace::open(&crate::builtins::engine_options(cwd.clone())).await?;
+    super::warn(&ws.discovery_errors);
     match command {
         ToolCommand::List => {
             let (tools, failed) = ws.host.all_tools().await;
@@ -77,8 +78,9 @@ async fn call(
     args: &str,
 ) -> Result<ExitCode> {
     let rules = ws.rules_for(ws.agents.get(agent).unwrap_or(ws.agents.default_agent()));
-    let (engine, events) = ws.permission_engine(super::run::open_store(false)?);
-    let answerer = spawn_answerer(engine.clone(), events, yes);
+    let store = super::run::open_store(false)?;
+    let engine = ws.permission_engine(store.clone(), store.bus());
+    let answerer = spawn_answerer(engine.clone(), store.bus().subscribe(), yes);
     let scope = CallScope {
         session_id: String::new(),
         message_id: String::new(),
@@ -92,7 +94,8 @@ async fn call(
     };
     // The same path the agent loop takes: name repair, argument checks, the permission
     // rules, then the sandboxed call.
-    let tools = ws.tool_box(&rules).await;
+    let (tools, failed) = ws.tool_box(&rules).await;
+    super::warn(&failed);
     let outcome = tools.execute(name, args, scope, &[]).await;
     answerer.abort();
 

@@ -14,7 +14,16 @@
 //! memory-mib = 64
 //! [files]
 //! "read.wasm" = "…64 hex digits…"
+//! [tools.read]
+//! path = "filePath"
+//! access = "read"
 //! ```
+//!
+//! `[tools.NAME]` says what the host should know about one of the plugin's tools
+//! ([`ToolTraits`]): which argument names the path it acts on, whether it reads or
+//! changes it, and so on. The host's permission checks, pruning and truncation read
+//! these declarations, never a tool's name, so a tool named like a standard one gets
+//! none of its treatment and a third-party tool can declare the same.
 //!
 //! `[files]` is written by `ward plugin pack`: the SHA-256 of every file of the
 //! package except `plugin.toml` itself, checked by `ward plugin install`.
@@ -61,6 +70,56 @@ pub struct Manifest {
     /// path (`/`-separated, no `.` or `..`), `plugin.toml` excluded; empty unless
     /// the plugin was packed with `ward plugin pack`.
     pub files: BTreeMap<String, String>,
+    /// `[tools.NAME]`: what the host should know about each of its tools.
+    pub tools: BTreeMap<String, ToolTraits>,
+}
+
+/// `[tools.NAME]`: what a tool does with its arguments, as far as the host acts on
+/// it. Everything is optional; a tool that declares nothing is checked as its own
+/// permission (`NAME = "ask"`) with the pattern `*`.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Deserialize, Serialize)]
+#[serde(default, deny_unknown_fields, rename_all = "kebab-case")]
+pub struct ToolTraits {
+    /// The argument naming the path the call acts on: its permission pattern is the
+    /// path relative to the project, a path outside the project also needs
+    /// `external_directory`.
+    pub path: Option<String>,
+    /// Whether `path` names a directory (default: a file, whose directory an
+    /// `external_directory` question is about).
+    pub directory: bool,
+    /// What the call does with `path`.
+    pub access: Option<Access>,
+    /// The argument whose value is the permission pattern instead of the path
+    /// (`glob`'s and `grep`'s `pattern`).
+    pub pattern: Option<String>,
+    /// Whether an "always" answer allows only the pattern asked about (a skill's
+    /// name, say) rather than every call of the tool.
+    pub always_pattern: bool,
+    /// The argument holding a patch whose `*** Add File:` / `Update` / `Delete` /
+    /// `Move to:` lines name the files it changes.
+    pub patch: Option<String>,
+    /// The tool asks for its permission where it acts — per shell command, per URL,
+    /// with the diff — rather than before the call. Honoured for Ward's own plugins
+    /// only: any other tool also needs its own permission before it runs.
+    pub asks_itself: bool,
+    /// Truncation keeps the end of a long output rather than its start (a command's
+    /// last lines say how it ended).
+    pub output_tail: bool,
+    /// Its outputs are never pruned from the context (what a loaded skill says).
+    /// Honoured for Ward's own tools only: a plugin cannot pin its outputs.
+    pub keep_output: bool,
+}
+
+/// What a call does with the path it names.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Access {
+    /// Reads it: a later read of the same window, or a change to the file, makes
+    /// the output stale (pruned first), and a file read brings the nested
+    /// `AGENTS.md` of its directory.
+    Read,
+    /// Changes it.
+    Write,
 }
 
 /// What a plugin component provides (one WIT world each).
@@ -164,6 +223,8 @@ struct RawManifest {
     limits: Limits,
     #[serde(default)]
     files: BTreeMap<Spanned<String>, Spanned<String>>,
+    #[serde(default)]
+    tools: BTreeMap<String, ToolTraits>,
 }
 
 #[derive(Deserialize)]

@@ -145,7 +145,37 @@ fn unknown_keys() {
     assert_eq!(
         err(&format!("{MINIMAL}[extra]\n")),
         ".ward/plugins/x/plugin.toml:7:2: unknown key `extra` in the top level (expected one of: \
-         plugin, capabilities, limits, files)"
+         plugin, capabilities, limits, files, tools)"
+    );
+}
+
+#[test]
+fn tool_declarations_parse_and_their_mistakes_are_located() {
+    let m = parse_manifest(
+        Path::new(PATH),
+        &format!(
+            "{MINIMAL}[tools.read_pdf]\npath = \"file\"\naccess = \"read\"\noutput-tail = true\n"
+        ),
+    )
+    .expect("parses");
+    let traits = &m.tools["read_pdf"];
+    assert_eq!(traits.path.as_deref(), Some("file"));
+    assert_eq!(traits.access, Some(Access::Read));
+    assert!(traits.output_tail && !traits.asks_itself && !traits.directory);
+    assert_eq!(
+        parse_manifest(Path::new(PATH), MINIMAL)
+            .expect("parses")
+            .tools
+            .len(),
+        0
+    );
+    let e = err(&format!("{MINIMAL}[tools.x]\naccess = \"execute\"\n"));
+    assert!(e.starts_with(".ward/plugins/x/plugin.toml:8:"), "{e}");
+    assert!(e.contains("execute"), "{e}");
+    let e = err(&format!("{MINIMAL}[tools.x]\nreads = \"file\"\n"));
+    assert!(
+        e.starts_with(".ward/plugins/x/plugin.toml:8:1: unknown key `reads`"),
+        "{e}"
     );
 }
 

@@ -108,6 +108,7 @@ pub(super) fn manifest(source: &Source<'_>, raw: RawManifest) -> Result<Manifest
         capabilities: capabilities(source, raw.capabilities)?,
         limits: raw.limits,
         files: files(source, raw.files)?,
+        tools: raw.tools,
     })
 }
 

@@ -65,6 +65,9 @@ pub enum PermissionEvent {
     /// An ask was answered (directly, or by a cascade from another reply).
     #[serde(rename = "permission.replied")]
     Replied {
+        /// The session the ask was in.
+        #[serde(default)]
+        session_id: String,
         /// The ask's id.
         id: String,
         /// The answer that settled it.
@@ -99,6 +102,7 @@ mod tests {
     #[test]
     fn event_wire_format_round_trips() {
         let event = PermissionEvent::Replied {
+            session_id: "ses_1".into(),
             id: "per_1".into(),
             reply: Reply::Reject {
                 feedback: Some("x".into()),
@@ -107,7 +111,7 @@ mod tests {
         let value = serde_json::to_value(&event).expect("ser");
         assert_eq!(
             value,
-            json!({"type": "permission.replied", "id": "per_1", "reply": "reject", "feedback": "x"})
+            json!({"type": "permission.replied", "session_id": "ses_1", "id": "per_1", "reply": "reject", "feedback": "x"})
         );
         let back: PermissionEvent = serde_json::from_value(value).expect("de");
         assert_eq!(back, event);

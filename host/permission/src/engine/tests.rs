@@ -133,6 +133,7 @@ async fn once_lets_only_that_call_through() {
     assert_eq!(
         f.next_event().await,
         PermissionEvent::Replied {
+            session_id: "s1".into(),
             id: id.clone(),
             reply: Reply::Once
         }
@@ -231,6 +232,7 @@ async fn always_resolves_other_pending_asks_now_allowed() {
     assert_eq!(
         f.next_event().await,
         PermissionEvent::Replied {
+            session_id: "s1".into(),
             id: first,
             reply: Reply::Always
         }
@@ -238,6 +240,7 @@ async fn always_resolves_other_pending_asks_now_allowed() {
     assert_eq!(
         f.next_event().await,
         PermissionEvent::Replied {
+            session_id: "s1".into(),
             id: covered,
             reply: Reply::Always
         }
@@ -282,6 +285,7 @@ async fn reject_cascades_to_the_sessions_other_asks() {
     assert_eq!(
         f.next_event().await,
         PermissionEvent::Replied {
+            session_id: "s1".into(),
             id: first,
             reply: Reply::Reject { feedback }
         }
@@ -289,6 +293,7 @@ async fn reject_cascades_to_the_sessions_other_asks() {
     assert_eq!(
         f.next_event().await,
         PermissionEvent::Replied {
+            session_id: "s1".into(),
             id: second,
             reply: Reply::Reject { feedback: None }
         }

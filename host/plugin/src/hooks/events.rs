@@ -27,10 +27,12 @@ struct Event {
     scope: CallScope,
 }
 
-/// The event queue of every hook plugin that has been sent an event, by plugin name.
+/// The event queue of every hook plugin that has been sent an event, by plugin name,
+/// and the tasks draining them.
 #[derive(Default)]
 pub(crate) struct EventQueues {
     senders: Mutex<HashMap<String, mpsc::Sender<Event>>>,
+    drains: Mutex<Vec<tokio::task::JoinHandle<()>>>,
 }
 
 impl PluginHost {
@@ -60,7 +62,11 @@ impl PluginHost {
             }
             let sender = senders.entry(plugin.name().to_string()).or_insert_with(|| {
                 let (tx, rx) = mpsc::channel(QUEUE_LEN);
-                runtime.spawn(drain(Arc::downgrade(self), plugin.clone(), rx));
+                let task = runtime.spawn(drain(Arc::downgrade(self), plugin.clone(), rx));
+                if let Ok(mut drains) = self.events.drains.lock() {
+                    drains.retain(|d| !d.is_finished());
+                    drains.push(task);
+                }
                 tx
             });
             let event = Event {
@@ -75,6 +81,28 @@ impl PluginHost {
                 );
             }
         }
+    }
+
+    /// Closes the event queues and waits, at most `limit`, for every plugin to be
+    /// handed what was already queued: the last events of a process that is about to
+    /// exit (`session.status` idle, say) still reach the hooks. An event published
+    /// afterwards opens a new queue.
+    pub async fn finish_events(&self, limit: std::time::Duration) {
+        if let Ok(mut senders) = self.events.senders.lock() {
+            senders.clear();
+        }
+        let drains: Vec<_> = self
+            .events
+            .drains
+            .lock()
+            .map(|mut d| d.drain(..).collect())
+            .unwrap_or_default();
+        let all = async {
+            for drain in drains {
+                let _ = drain.await;
+            }
+        };
+        let _ = tokio::time::timeout(limit, all).await;
     }
 
     async fn deliver(&self, plugin: &Plugin, event: Event) {

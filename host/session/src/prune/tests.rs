@@ -13,6 +13,29 @@ fn tally() -> Tally {
     Tally::new(TokenCounter::new(Encoding::O200k))
 }
 
+/// What the standard tools and the host's `skill` declare.
+fn standard(tool: &str) -> ToolTraits {
+    let file = |access| ToolTraits {
+        path: Some("filePath".into()),
+        access: Some(access),
+        ..ToolTraits::default()
+    };
+    match tool {
+        "read" => file(Access::Read),
+        "edit" | "write" => file(Access::Write),
+        "skill" => ToolTraits {
+            keep_output: true,
+            ..ToolTraits::default()
+        },
+        _ => ToolTraits::default(),
+    }
+}
+
+/// [`super::plan`] with the standard tools' declarations.
+fn plan(messages: &[Message], keep_turns: usize, tally: &mut Tally) -> Plan {
+    super::plan(messages, keep_turns, tally, &standard)
+}
+
 fn bash(n: usize) -> (&'static str, serde_json::Value, String) {
     ("bash", json!({ "command": format!("make {n}") }), tokens(n))
 }
@@ -95,6 +118,27 @@ fn superseded_reads_go_first_even_inside_the_protected_window() {
     let plan = plan(&messages, 0, &mut tally());
     assert_eq!(plan.parts, vec![(1, 0), (1, 1)]);
     assert_eq!(plan.freed, 26_000);
+}
+
+#[test]
+fn tools_named_read_and_edit_that_declare_nothing_supersede_nothing() {
+    let read = |path: &str, n: usize| ("read", json!({ "filePath": path }), tokens(n));
+    let mut messages = Vec::new();
+    messages.extend(turn(&[read("/p/a.rs", 25_000)]));
+    messages.extend(turn(&[(
+        "edit",
+        json!({ "filePath": "/p/a.rs", "oldString": "x", "newString": "y" }),
+        "ok".to_string(),
+    )]));
+    messages.extend(turn(&[read("/p/a.rs", 1_000)]));
+    // Third-party tools that happen to be called `read` and `edit`: no staleness.
+    let nothing = |_: &str| ToolTraits::default();
+    assert_eq!(
+        super::plan(&messages, 0, &mut tally(), &nothing),
+        Plan::default()
+    );
+    // Declared as Ward's are, the first read is stale.
+    assert_eq!(plan(&messages, 0, &mut tally()).parts, vec![(1, 0)]);
 }
 
 #[test]

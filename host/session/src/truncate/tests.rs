@@ -18,7 +18,7 @@ fn numbered(n: usize) -> String {
 #[test]
 fn short_output_passes_untouched() {
     let policy = OutputPolicy::default();
-    let out = policy.apply("read", "c1", numbered(2000), false);
+    let out = policy.apply(Keep::Head, "c1", numbered(2000), false);
     assert!(!out.truncated);
     assert_eq!(out.text, numbered(2000));
     assert_eq!(out.saved, None);
@@ -31,7 +31,7 @@ fn long_output_keeps_the_head_and_saves_the_whole() {
         spill_dir: Some(dir.clone()),
         ..OutputPolicy::default()
     };
-    let out = policy.apply("grep", "call/1", numbered(3000), false);
+    let out = policy.apply(Keep::Head, "call/1", numbered(3000), false);
     assert!(out.truncated);
     assert!(out.text.starts_with("line 1\nline 2\n"));
     assert!(out.text.contains("line 2000\n\n...1000 lines truncated..."));
@@ -55,7 +55,7 @@ fn long_output_keeps_the_head_and_saves_the_whole() {
 #[test]
 fn bash_keeps_the_tail() {
     let policy = OutputPolicy::default();
-    let out = policy.apply("bash", "c", numbered(2500), true);
+    let out = policy.apply(Keep::Tail, "c", numbered(2500), true);
     assert!(
         out.text
             .starts_with("...500 lines truncated...\n\nline 501\n")
@@ -76,7 +76,7 @@ fn bytes_bound_as_well_as_lines() {
         ..OutputPolicy::default()
     };
     let text = "x".repeat(99) + "\n";
-    let out = policy.apply("read", "c", text.repeat(50), false);
+    let out = policy.apply(Keep::Head, "c", text.repeat(50), false);
     let kept = out.text.split("\n\n...").next().unwrap_or_default();
     assert!(kept.len() <= 1000, "{}", kept.len());
     assert!(
@@ -92,13 +92,13 @@ fn one_enormous_line_keeps_a_piece_on_a_char_boundary() {
         max_bytes: 10,
         ..OutputPolicy::default()
     };
-    let out = policy.apply("read", "c", "é".repeat(100), false);
+    let out = policy.apply(Keep::Head, "c", "é".repeat(100), false);
     assert!(
         out.text.starts_with("ééééé\n\n...1 lines truncated..."),
         "{}",
         out.text
     );
-    let tail = policy.apply("bash", "c", "é".repeat(100), false);
+    let tail = policy.apply(Keep::Tail, "c", "é".repeat(100), false);
     assert!(tail.text.contains("\n\néééé"), "{}", tail.text);
 }
 

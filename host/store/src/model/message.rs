@@ -14,21 +14,9 @@ use crate::id::{IdKind, new_id};
 /// The error name of a message cut off by an abort or a crash, as OpenCode names it.
 pub const ABORTED_ERROR: &str = "MessageAbortedError";
 
-/// Why the model stopped producing output.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
-#[serde(rename_all = "kebab-case")]
-pub enum FinishReason {
-    /// It was done.
-    Stop,
-    /// It asked for tool calls; the loop continues.
-    ToolCalls,
-    /// The output limit was reached.
-    Length,
-    /// The provider filtered the output.
-    ContentFilter,
-    /// The provider gave another or no reason.
-    Unknown,
-}
+/// Why the model stopped producing output: the provider's own reading, stored as
+/// it came (one type from the wire to the store, never mapped between two).
+pub use ward_provider::FinishReason;
 
 /// An error that ended an assistant message or a retried attempt.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]

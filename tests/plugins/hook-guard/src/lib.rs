@@ -78,11 +78,17 @@ impl Hooks for Guard {
         let Ok(payload) = serde_json::from_str::<Value>(payload) else {
             return;
         };
-        // Test payloads name the file; real session events carry the project directory.
+        // Test payloads name the file; real session events carry the project directory,
+        // permission events the project of the ask, and go to a file named after the
+        // event (a write the audit log records, allowed or not).
+        let properties = &payload["properties"];
+        let project = properties["info"]["directory"]
+            .as_str()
+            .or(properties["request"]["project"].as_str());
         let log = match payload["log"].as_str() {
             Some(log) => log.to_string(),
-            None => match payload["properties"]["info"]["directory"].as_str() {
-                Some(dir) => format!("{dir}/hook-log/events.log"),
+            None => match project {
+                Some(dir) => format!("{dir}/hook-log/{name}.log"),
                 None => return,
             },
         };

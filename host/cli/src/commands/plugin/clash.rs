@@ -13,7 +13,7 @@ use ward_plugin::names::tool_name_problem;
 use ward_plugin::{HostOptions, PluginHost};
 use ward_term::inert_line;
 
-use crate::setup::Workspace;
+use ward_engine::Workspace;
 
 /// Fails with a message naming the clash when the staged package cannot be installed
 /// under its names in the project at `cwd`.
@@ -22,7 +22,7 @@ pub async fn refuse_clashes(cwd: &Path, staged: &Staged) -> Result<()> {
         return Ok(());
     };
     let package = manifest.name.as_str();
-    let ws = Workspace::open(cwd).await?;
+    let ws = Workspace::open(&crate::builtins::engine_options(cwd.to_path_buf())).await?;
     let replaces: Vec<String> = ws
         .config
         .config

@@ -14,7 +14,7 @@ use anyhow::{Context, Result};
 use clap::Subcommand;
 use ward_term::{inert_line, outln};
 
-use crate::setup::Workspace;
+use ward_engine::Workspace;
 
 /// `ward plugin …`
 #[derive(Subcommand)]
@@ -100,7 +100,7 @@ pub async fn run(command: PluginCommand) -> Result<ExitCode> {
 
 async fn list() -> Result<ExitCode> {
     let cwd = std::env::current_dir()?;
-    let ws = Workspace::open(&cwd).await?;
+    let ws = Workspace::open(&crate::builtins::engine_options(cwd.clone())).await?;
     // Tools refused for an invalid or clashing name are shown with their plugin.
     let (_, _, refused) = ws.host.tool_table().await;
     let support = ward_sandbox::probe();

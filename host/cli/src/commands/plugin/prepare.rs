@@ -3,7 +3,7 @@
 //! load compiled code instead of compiling it: a JavaScript or Python component is
 //! 10–20 MB of Wasm and takes seconds to compile.
 //!
-//! The cache is the one sessions use ([`crate::setup::component_cache_dir`]); its
+//! The cache is the one sessions use ([`ward_engine::paths::component_cache_dir`]); its
 //! entries are keyed by the component's digest and the engine's compatibility hash, so
 //! they also survive a Ward upgrade that keeps the engine's settings.
 
@@ -24,7 +24,9 @@ pub async fn into_cache(dir: &Path) -> Result<Duration> {
     }
     let options = HostOptions {
         project: dir.to_path_buf(),
-        cache_dir: Some(crate::setup::component_cache_dir(&crate::setup::data_dir()?)),
+        cache_dir: Some(ward_engine::paths::component_cache_dir(
+            &ward_engine::paths::data_dir()?,
+        )),
         ..HostOptions::default()
     };
     let host = PluginHost::new(found.plugins, options)?;

@@ -4,10 +4,11 @@
 
 use std::time::Duration;
 
-use anyhow::{Context, Result, bail};
 use ward_config::LoadedConfig;
 use ward_provider::ModelRegistry;
 use ward_session::ModelSetup;
+
+use crate::error::ModelError;
 
 /// The most output tokens asked for per reply, whatever the model allows. Anthropic
 /// counts `max_tokens` against the context window, so asking for a model's full 64k
@@ -16,11 +17,11 @@ const OUTPUT_TOKEN_MAX: u64 = 32_000;
 
 /// Resolves `choice` (or the config's `model`) to a [`ModelSetup`], reading API keys
 /// and `WARD_IDLE_TIMEOUT_SECS` from the process environment.
-pub fn resolve(loaded: &LoadedConfig, choice: Option<&str>) -> Result<ModelSetup> {
+pub fn resolve(loaded: &LoadedConfig, choice: Option<&str>) -> Result<ModelSetup, ModelError> {
     let registry = ModelRegistry::from_config(&loaded.config, &loaded.origins)?;
-    let reference = choice.or(loaded.config.model.as_deref()).context(
-        "no model chosen: set `model = \"provider/model\"` in ward.toml or pass --model",
-    )?;
+    let reference = choice
+        .or(loaded.config.model.as_deref())
+        .ok_or(ModelError::NotChosen)?;
     setup(&registry, reference, &|name| std::env::var(name).ok())
 }
 
@@ -29,23 +30,23 @@ fn setup(
     registry: &ModelRegistry,
     reference: &str,
     env: &dyn Fn(&str) -> Option<String>,
-) -> Result<ModelSetup> {
+) -> Result<ModelSetup, ModelError> {
     let model = registry.resolve(reference)?;
-    let provider = registry.provider(&model.provider).with_context(|| {
-        format!(
-            "model `{reference}`: provider `{}` vanished",
-            model.provider
-        )
-    })?;
+    let provider =
+        registry
+            .provider(&model.provider)
+            .ok_or_else(|| ModelError::ProviderVanished {
+                reference: reference.to_string(),
+                provider: model.provider.clone(),
+            })?;
     let mut endpoint = provider.endpoint(env);
     // A provider that names key variables needs a key; failing here beats a 401 later.
     if endpoint.api_key.is_none() && !provider.env.is_empty() {
-        bail!(
-            "model `{reference}`: no API key for provider `{id}`: set {vars} or `api_key` in \
-             [provider.{id}]",
-            id = provider.id,
-            vars = provider.env.join(" or "),
-        );
+        return Err(ModelError::NoKey {
+            reference: reference.to_string(),
+            provider: provider.id.clone(),
+            vars: provider.env.join(" or "),
+        });
     }
     if let Some(secs) = env("WARD_IDLE_TIMEOUT_SECS").and_then(|s| s.parse().ok()) {
         endpoint.idle_timeout = Duration::from_secs(secs);

@@ -127,7 +127,7 @@ pub async fn prompt_recorded(
             subtask: Some(task),
         }) => run_subtask(runner, session, recorded, task, text, context).await,
         Some(e) => {
-            recorded.replace_text(runner.store.as_ref(), &e.text)?;
+            recorded.replace_text(runner.store().as_ref(), &e.text)?;
             runner.run_recorded(session, recorded, e.context).await
         }
         None => {
@@ -184,7 +184,7 @@ async fn mentioned(
                 "Use the above message and context to write a prompt for the `{mention}` \
                  subagent and call the task tool with subagent_type `{mention}`."
             ));
-        } else if runner.project.join(&mention).is_file() {
+        } else if runner.project().join(&mention).is_file() {
             let args = json!({ "filePath": mention });
             if let Ok(out) = runner.run_tool(session, "read", &args).await {
                 context.push(format!("Called the read tool with {args}:\n{}", out.output));

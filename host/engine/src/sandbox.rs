@@ -1,27 +1,33 @@
-//! The process sandbox settings of a run: `[sandbox]` from the configuration, this
-//! binary as the helper, and Ward's own state directories kept read-only.
+//! The process sandbox settings of a run: `[sandbox]` from the configuration, the
+//! helper binary that confines commands, and Ward's own state directories kept
+//! read-only.
 
 use std::path::{Path, PathBuf};
 
-use anyhow::{Context, Result};
 use ward_config::{LoadedConfig, SandboxMode};
 use ward_plugin::SandboxSettings;
 use ward_sandbox::Mode;
 
-/// The sandbox settings for `config`, with `data_dir` (and the global config directory)
-/// read-only for every process.
-pub fn settings(config: &LoadedConfig, data_dir: &Path) -> Result<SandboxSettings> {
+use crate::error::EngineError;
+
+/// The helper beside the running executable: the `ward-sandbox` binary, else the
+/// executable itself (`ward` answers the helper's entry point too).
+pub fn helper_beside_this_binary() -> Result<PathBuf, EngineError> {
+    let ward = std::env::current_exe().map_err(EngineError::Helper)?;
+    Ok(ward_sandbox::helper_beside(&ward))
+}
+
+/// The sandbox settings for `config`, confining through `helper`, with `data_dir`
+/// (and the global config directory) read-only for every process.
+pub fn settings(config: &LoadedConfig, data_dir: &Path, helper: PathBuf) -> SandboxSettings {
     let section = &config.config.sandbox;
     let project = &config.project_root;
-    let ward =
-        std::env::current_exe().context("cannot find the ward binary (the sandbox helper)")?;
-    let helper = ward_sandbox::helper_beside(&ward);
     let mut state_dirs = vec![data_dir.to_path_buf()];
     if let Some(global) = ward_config::global_config_dir(&|k| std::env::var(k).ok()) {
         state_dirs.push(global);
     }
     let defaults = SandboxSettings::default();
-    Ok(SandboxSettings {
+    SandboxSettings {
         helper: Some(helper),
         mode: match section.mode {
             SandboxMode::ReadOnly => Mode::ReadOnly,
@@ -39,7 +45,7 @@ pub fn settings(config: &LoadedConfig, data_dir: &Path) -> Result<SandboxSetting
             None => defaults.hidden,
         },
         state_dirs,
-    })
+    }
 }
 
 /// `~/x` under the home directory, a relative path under the project.

@@ -1,29 +1,32 @@
-//! Turning the current directory into a working Ward: configuration, data directory,
+//! Turning a directory into a working Ward: configuration, data directory,
 //! discovered plugins, the plugin host and the permission layers.
 //!
 //! In two stages, because the second can take seconds (plugin components compiled
 //! and asked what they declare): [`Settings`] is what files alone say, enough to store
 //! a prompt; [`Workspace::load`] adds the plugins and what they provide.
 
-use std::collections::BTreeMap;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::sync::Arc;
 
-use anyhow::{Context, Result};
 use ward_agent::{AgentInfo, AgentRegistry};
 use ward_command::CommandRegistry;
 use ward_config::LoadedConfig;
-use ward_permission::{ApprovalStore, PermissionEngine, PermissionEvent, Rule, Ruleset};
-use ward_plugin::discovery::{Discovered, Origin, PluginSource, discover};
-use ward_plugin::{DeclaredAgent, HostOptions, PluginHost};
+use ward_permission::{ApprovalStore, PermissionEngine, Rule, Ruleset};
+use ward_plugin::audit::EventSink;
+use ward_plugin::discovery::{Builtin, Discovered, discover};
+use ward_plugin::{HostOptions, PluginHost};
 use ward_prompt::{EnvironmentAhead, PromptInputs, SystemPrompt};
 use ward_session::skill_tool::SkillTool;
-use ward_session::truncate::{KEEP_SAVED, OutputPolicy, SWEEP_EVERY, sweep};
+use ward_session::truncate::OutputPolicy;
 use ward_session::{ContextPolicy, ModelSetup, PluginAskHook, ToolBox};
-use ward_skill::{SkillInfo, SkillRegistry, SkillRoots, summaries};
-use ward_term::eoutln;
+use ward_skill::{SkillRegistry, SkillRoots, summaries};
+use ward_store::Bus;
 
-/// Everything a command needs.
+use crate::error::{AgentError, EngineError};
+use crate::options::EngineOptions;
+use crate::plugins::{Declared, grants, search_path};
+
+/// A project as Ward sees it: configuration, plugins, agents, skills, commands.
 pub struct Workspace {
     /// The loaded configuration.
     pub config: LoadedConfig,
@@ -35,6 +38,8 @@ pub struct Workspace {
     pub rules: Arc<Vec<Ruleset>>,
     /// Where full tool outputs cut by truncation are saved.
     pub tool_output_dir: PathBuf,
+    /// Where sessions, caches and saved outputs live.
+    pub data_dir: PathBuf,
     /// The skills found in the user's and the project's skill directories.
     pub skills: Arc<SkillRegistry>,
     /// The agents: built-in, configured and from markdown files.
@@ -48,26 +53,29 @@ pub struct Workspace {
 
 impl Workspace {
     /// A permission engine whose asks go first to the plugins' `permission.ask` hooks,
-    /// then out on the returned channel, and whose "always" answers persist in
+    /// then out on `bus` (as `permission.asked`, answered through
+    /// [`PermissionEngine::reply`]), and whose "always" answers persist in
     /// `approvals` (scoped to project and agent).
     pub fn permission_engine(
         &self,
         approvals: Arc<dyn ApprovalStore>,
-    ) -> (
-        PermissionEngine,
-        tokio::sync::broadcast::Receiver<PermissionEvent>,
-    ) {
-        let (tx, rx) = tokio::sync::broadcast::channel(64);
+        bus: &Bus,
+    ) -> PermissionEngine {
+        let (tx, _) = tokio::sync::broadcast::channel(64);
         let engine = PermissionEngine::new(approvals, tx);
         engine.set_ask_hook(Arc::new(PluginAskHook::new(
             self.host.clone(),
             self.config.project_root.clone(),
         )));
-        (engine, rx)
+        let bus = bus.clone();
+        engine.set_publisher(Arc::new(move |event| {
+            bus.publish(crate::events::permission_event(event));
+        }));
+        engine
     }
 
     /// The agent named `name` (or the default agent), if it may lead a session.
-    pub fn primary_agent(&self, name: Option<&str>) -> Result<&AgentInfo> {
+    pub fn primary_agent(&self, name: Option<&str>) -> Result<&AgentInfo, AgentError> {
         primary_agent(&self.agents, name)
     }
 
@@ -88,23 +96,14 @@ impl Workspace {
         Arc::new(agent.session_layers(&configured, session))
     }
 
-    /// The tools on offer under `rules`, their output bounded by `[tool_output]`, with
-    /// a warning printed for each plugin that failed to load. Starts the sweep of saved
-    /// outputs older than a week: now, then hourly while the process lives.
-    pub async fn tool_box(&self, rules: &Arc<Vec<Ruleset>>) -> ToolBox {
+    /// The tools on offer under `rules`, their output bounded by `[tool_output]`, and
+    /// a warning (`plugin: why`) for each plugin that failed to load.
+    pub async fn tool_box(&self, rules: &Arc<Vec<Ruleset>>) -> (ToolBox, Vec<String>) {
         let (tools, failed) = ToolBox::load(self.host.clone(), rules).await;
-        for (plugin, e) in failed {
-            eoutln!("warning: {plugin}: {e}");
-        }
-        let dir = self.tool_output_dir.clone();
-        tokio::spawn(async move {
-            let mut every = tokio::time::interval(SWEEP_EVERY);
-            loop {
-                every.tick().await;
-                let dir = dir.clone();
-                let _ = tokio::task::spawn_blocking(move || sweep(&dir, KEEP_SAVED)).await;
-            }
-        });
+        let warnings = failed
+            .into_iter()
+            .map(|(plugin, e)| format!("{plugin}: {e}"))
+            .collect();
         let limits = &self.config.config.tool_output;
         let tools = if self.skills.visible(rules).is_empty() {
             tools
@@ -113,11 +112,12 @@ impl Workspace {
                 SkillTool::new(self.skills.clone(), rules.clone()).with_plugins(self.host.clone());
             tools.with_host_tool(Arc::new(skill), rules)
         };
-        tools.with_output(OutputPolicy {
+        let tools = tools.with_output(OutputPolicy {
             max_lines: limits.max_lines,
             max_bytes: limits.max_bytes,
             spill_dir: Some(self.tool_output_dir.clone()),
-        })
+        });
+        (tools, warnings)
     }
 
     /// The system prompt for `model`: its family's base prompt, the instruction files
@@ -146,13 +146,15 @@ impl Workspace {
         self.config.config.compaction.clone()
     }
 
-    /// Loads everything for `cwd`.
-    pub async fn open(cwd: &Path) -> Result<Self> {
-        Self::load(Settings::load(cwd)?).await
+    /// Loads everything for the project `options` name, for commands that inspect it
+    /// (an engine that runs sessions opens its own).
+    pub async fn open(options: &EngineOptions) -> Result<Self, EngineError> {
+        Self::load(Settings::load(options)?, None).await
     }
 
-    /// Loads the plugins and what they provide, on top of `settings`.
-    pub async fn load(settings: Settings) -> Result<Self> {
+    /// Loads the plugins and what they provide, on top of `settings`; plugin events
+    /// go to `events` as they happen.
+    pub async fn load(settings: Settings, events: Option<EventSink>) -> Result<Self, EngineError> {
         let Settings {
             config,
             rules,
@@ -160,8 +162,10 @@ impl Workspace {
             global,
             commands,
             command_warnings,
+            builtins,
+            helper,
         } = settings;
-        let mut found = discover(crate::builtins::BUILTINS, &search_path(&config));
+        let mut found = discover(builtins, &search_path(&config));
         // A plugin named like a built-in one replaces it only when config says so.
         found.allow_replacements(|name| {
             config
@@ -177,7 +181,7 @@ impl Workspace {
         } = found;
         let options = HostOptions {
             project: config.project_root.clone(),
-            cache_dir: Some(component_cache_dir(&data_dir)),
+            cache_dir: Some(crate::paths::component_cache_dir(&data_dir)),
             audit_log: Some(data_dir.join("audit.log")),
             grants: grants(&config, &plugins, &mut errors),
             disabled: config
@@ -187,7 +191,14 @@ impl Workspace {
                 .filter(|(_, p)| !p.enabled)
                 .map(|(name, _)| name.clone())
                 .collect(),
-            sandbox: crate::sandbox::settings(&config, &data_dir)?,
+            sandbox: match helper {
+                Some(helper) => crate::sandbox::settings(&config, &data_dir, helper),
+                None => crate::sandbox::settings(
+                    &config,
+                    &data_dir,
+                    crate::sandbox::helper_beside_this_binary()?,
+                ),
+            },
             replaces: config
                 .config
                 .plugins
@@ -195,6 +206,7 @@ impl Workspace {
                 .filter(|(_, p)| !p.replaces.is_empty())
                 .map(|(name, p)| (name.clone(), p.replaces.clone()))
                 .collect(),
+            events,
         };
         let host = Arc::new(PluginHost::new(plugins, options)?);
         let declared = Declared::collect(&host, &mut errors).await;
@@ -227,15 +239,9 @@ impl Workspace {
             host,
             rules,
             tool_output_dir: data_dir.join("tool-output"),
+            data_dir,
             environment_ahead: None,
         })
-    }
-
-    /// Prints discovery problems as warnings.
-    pub fn warn_discovery_errors(&self) {
-        for e in &self.discovery_errors {
-            eoutln!("warning: {e}");
-        }
     }
 }
 
@@ -256,14 +262,21 @@ pub struct Settings {
     pub commands: CommandRegistry,
     /// Problems found while loading the commands (reported by [`Workspace::load`]).
     command_warnings: Vec<String>,
+    /// The plugins that come with the binary.
+    builtins: &'static [Builtin],
+    /// The sandbox helper (`None`: the one beside the running executable).
+    helper: Option<PathBuf>,
 }
 
 impl Settings {
-    /// Loads the configuration and the commands for `cwd`.
-    pub fn load(cwd: &Path) -> Result<Self> {
-        let config = ward_config::load(cwd)?;
+    /// Loads the configuration and the commands of the project `options` name.
+    pub fn load(options: &EngineOptions) -> Result<Self, EngineError> {
+        let config = ward_config::load(&options.directory)?;
         let rules = Arc::new(rules(&config)?);
-        let data_dir = data_dir()?;
+        let data_dir = match &options.data_dir {
+            Some(dir) => dir.clone(),
+            None => crate::paths::data_dir()?,
+        };
         let global = ward_config::global_config_dir(&|k| std::env::var(k).ok());
         let (commands, warnings) = CommandRegistry::load(&config.project_root, global.as_deref());
         Ok(Settings {
@@ -273,6 +286,8 @@ impl Settings {
             global,
             commands,
             command_warnings: warnings.iter().map(ToString::to_string).collect(),
+            builtins: options.builtins,
+            helper: options.sandbox_helper.clone(),
         })
     }
 
@@ -291,7 +306,10 @@ impl Settings {
 
 /// The agent named `name` in `agents` (or the default agent), if it may lead a
 /// session.
-pub fn primary_agent<'a>(agents: &'a AgentRegistry, name: Option<&str>) -> Result<&'a AgentInfo> {
+pub fn primary_agent<'a>(
+    agents: &'a AgentRegistry,
+    name: Option<&str>,
+) -> Result<&'a AgentInfo, AgentError> {
     let Some(name) = name else {
         return Ok(agents.default_agent());
     };
@@ -300,152 +318,22 @@ pub fn primary_agent<'a>(agents: &'a AgentRegistry, name: Option<&str>) -> Resul
         .filter(|a| a.is_primary() && !a.hidden)
         .map(|a| a.name.as_str())
         .collect();
+    let primary = primary.join(", ");
     match agents.get(name) {
         Some(agent) if agent.is_primary() => Ok(agent),
-        Some(_) => anyhow::bail!(
-            "agent `{name}` is a subagent: it runs through the task tool; primary agents: {}",
-            primary.join(", ")
-        ),
-        None => anyhow::bail!(
-            "no agent named `{name}`; primary agents: {}",
-            primary.join(", ")
-        ),
-    }
-}
-
-/// What plugin components declare beyond tools and hooks.
-struct Declared {
-    /// `(plugin, agent)` pairs.
-    agents: Vec<(String, DeclaredAgent)>,
-    skills: Vec<SkillInfo>,
-}
-
-impl Declared {
-    /// Asks every enabled agent and skill plugin (from the cache when it can); a
-    /// plugin that cannot answer is reported in `errors` and contributes nothing.
-    async fn collect(host: &PluginHost, errors: &mut Vec<String>) -> Self {
-        let mut declared = Declared {
-            agents: Vec::new(),
-            skills: Vec::new(),
-        };
-        for plugin in host.plugins() {
-            if plugin.disabled_reason().is_some() {
-                continue;
-            }
-            match host.agents_of(plugin).await {
-                Ok(agents) => declared
-                    .agents
-                    .extend(agents.into_iter().map(|a| (plugin.name().to_string(), a))),
-                Err(e) => errors.push(format!("plugin `{}`: {e}", plugin.name())),
-            }
-            match host.skills_of(plugin).await {
-                Ok(skills) => declared.skills.extend(
-                    skills
-                        .iter()
-                        .map(|s| SkillInfo::from_plugin(plugin.name(), &s.name, &s.description)),
-                ),
-                Err(e) => errors.push(format!("plugin `{}`: {e}", plugin.name())),
-            }
-        }
-        declared
+        Some(_) => Err(AgentError::Subagent {
+            name: name.to_string(),
+            primary,
+        }),
+        None => Err(AgentError::Unknown {
+            name: name.to_string(),
+            primary,
+        }),
     }
 }
 
 /// The permission layers from the built-in defaults and the loaded config.
-pub fn rules(config: &LoadedConfig) -> Result<Vec<Ruleset>> {
-    let configured = Ruleset::from_toml("ward.toml", &config.config.permission)
-        .context("in the [permission] table")?;
+pub fn rules(config: &LoadedConfig) -> Result<Vec<Ruleset>, EngineError> {
+    let configured = Ruleset::from_toml("ward.toml", &config.config.permission)?;
     Ok(vec![ward_permission::defaults(), configured])
-}
-
-/// Grants per plugin: `[plugins.NAME] grant` from config, else the grants recorded in
-/// `ward.lock` by `ward plugin install/grant`, pinned to what each manifest asked for
-/// when they were given (what it asks for since is reported in `errors` and stays off
-/// until granted). An unreadable lock grants nothing and is reported in `errors`.
-fn grants(
-    config: &LoadedConfig,
-    plugins: &[PluginSource],
-    errors: &mut Vec<String>,
-) -> BTreeMap<String, Vec<String>> {
-    let mut grants: BTreeMap<String, Vec<String>> = config
-        .config
-        .plugins
-        .iter()
-        .filter_map(|(name, p)| {
-            let grants = p.grant.as_ref()?;
-            Some((
-                name.clone(),
-                grants.iter().map(ToString::to_string).collect(),
-            ))
-        })
-        .collect();
-    match ward_market::Lock::load(&config.project_root) {
-        Ok(lock) => {
-            for entry in &lock.plugins {
-                if grants.contains_key(&entry.name) {
-                    continue;
-                }
-                let now: Vec<ward_config::Grant> = plugins
-                    .iter()
-                    .find(|p| p.manifest.name == entry.name)
-                    .map(|p| ward_market::requested(&p.manifest.capabilities))
-                    .map(|asks| asks.into_iter().map(|r| r.grant).collect())
-                    .unwrap_or_else(|| entry.requested.clone());
-                let (pinned, since) = ward_market::grants::pinned(entry, &now);
-                if !since.is_empty() {
-                    let since: Vec<String> = since.iter().map(ToString::to_string).collect();
-                    errors.push(format!(
-                        "plugin `{}` asks for {} since it was granted; not in effect until a \
-                         person grants it (`ward plugin grant {} {}`)",
-                        entry.name,
-                        since.join(", "),
-                        entry.name,
-                        since.join(" ")
-                    ));
-                }
-                let pinned = pinned.iter().map(ToString::to_string).collect();
-                grants.insert(entry.name.clone(), pinned);
-            }
-        }
-        Err(e) => errors.push(format!("{e} (its grants are ignored)")),
-    }
-    grants
-}
-
-fn search_path(config: &LoadedConfig) -> Vec<(Origin, PathBuf)> {
-    let mut search = Vec::new();
-    if let Some(dir) = ward_config::global_config_dir(&|k| std::env::var(k).ok()) {
-        search.push((Origin::User, dir.join("plugins")));
-    }
-    search.push((Origin::Project, config.project_root.join(".ward/plugins")));
-    for p in &config.config.plugin_paths {
-        search.push((Origin::Config, PathBuf::from(p)));
-    }
-    for plugin in config.config.plugins.values() {
-        if let Some(p) = &plugin.path {
-            search.push((Origin::Config, PathBuf::from(p)));
-        }
-    }
-    search
-}
-
-/// `WARD_DATA_DIR`, else `$XDG_DATA_HOME/ward`, else `~/.local/share/ward`.
-pub fn data_dir() -> Result<PathBuf> {
-    if let Some(d) = std::env::var_os("WARD_DATA_DIR") {
-        return Ok(PathBuf::from(d));
-    }
-    if let Some(d) = std::env::var_os("XDG_DATA_HOME") {
-        return Ok(PathBuf::from(d).join("ward"));
-    }
-    let home = std::env::var_os("HOME").context("neither WARD_DATA_DIR nor HOME is set")?;
-    Ok(PathBuf::from(home).join(".local/share/ward"))
-}
-
-/// The compiled-component cache: `$WARD_CACHE_DIR`, else `cache/components` in the data
-/// directory. WARD_CACHE_DIR lets several data directories share one cache (entries are
-/// keyed by content and sealed, so sharing is safe).
-pub fn component_cache_dir(data_dir: &Path) -> PathBuf {
-    std::env::var_os("WARD_CACHE_DIR")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| data_dir.join("cache/components"))
 }

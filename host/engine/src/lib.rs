@@ -1,0 +1,38 @@
+//! Ward's engine: the one entry point every frontend shares.
+//!
+//! [`Engine::open`] reads a project once — configuration, plugins (compiled and
+//! sandboxed), agents, skills, commands, the SQLite store and the model registry —
+//! and then runs its sessions: [`Engine::prompt`] sends a prompt (expanding
+//! `/commands` and `@mentions`), [`Engine::subscribe`] streams every event as it
+//! happens (the store's bus, permission asks and replies, plugin events),
+//! [`Engine::reply`] answers an ask, [`Engine::abort`] stops a loop. Subagents,
+//! titles and compaction run inside. `ward run`, the interactive mode and every
+//! later frontend only parse their input and render these events.
+//!
+//! The crate is split by job: [`workspace`] (what a directory's files and plugins
+//! make of it), [`model`] (a model reference to something callable), [`slash`]
+//! (what a typed prompt becomes), the runners built per agent and model, the
+//! subagents, and the event bridge.
+
+mod engine;
+pub mod error;
+mod events;
+pub mod model;
+mod options;
+pub mod paths;
+mod plugins;
+mod runners;
+pub mod sandbox;
+pub mod slash;
+mod subagents;
+pub mod workspace;
+
+pub use engine::{Engine, Opened, PendingPrompt, PromptRequest, Turn, open_store};
+pub use error::{AgentError, EngineError, ModelError};
+pub use options::EngineOptions;
+pub use workspace::{Settings, Workspace, primary_agent, rules};
+
+// What frontends name in what they render and answer, so they need not depend on
+// the crates below the engine for it.
+pub use ward_permission::{AskRequest, Reply};
+pub use ward_store::{Event, Session};

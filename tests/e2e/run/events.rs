@@ -1,0 +1,80 @@
+//! One event stream: permission asks and replies and plugin events reach
+//! `ward run --format json` and the plugins' `event` hooks, in order with the parts
+//! of the call they belong to — the hooks before the process exits.
+
+use serde_json::{Value, json};
+use ward_tests::Project;
+use ward_tests::llm::{ScriptedLlm, Turn};
+
+/// The `type` of each JSON line `ward run --format json` printed.
+fn types(stdout: &str) -> Vec<(String, Value)> {
+    stdout
+        .lines()
+        .filter_map(|l| serde_json::from_str::<Value>(l).ok())
+        .map(|v| (v["type"].as_str().unwrap_or("").to_string(), v))
+        .collect()
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn permission_and_plugin_events_reach_json_output_and_event_hooks_in_order() {
+    let p = Project::new("run-events");
+    p.write("a.txt", "alpha\n");
+    std::fs::create_dir_all(p.path("hook-log")).expect("log dir");
+    p.install_test_plugin("hook-guard");
+    let llm = ScriptedLlm::start(vec![
+        Turn::tool("r1", "read", json!({ "filePath": "a.txt" })),
+        Turn::text("DONE"),
+    ])
+    .await;
+    llm.configure(&p, "openai-compatible");
+    let toml = p.read("ward.toml");
+    p.write(
+        "ward.toml",
+        &format!(
+            "{toml}[permission]\nread = \"ask\"\n\
+             [plugins.hook-guard]\ngrant = [\"hooks\", \"fs-write\"]\n"
+        ),
+    );
+    let run = p
+        .run_async(&["run", "--format", "json", "read a.txt"], "y\n")
+        .await;
+    let stdout = run.expect_ok();
+    let events = types(&stdout);
+    let index = |wanted: &dyn Fn(&(String, Value)) -> bool| {
+        events
+            .iter()
+            .position(wanted)
+            .unwrap_or_else(|| panic!("not in {stdout}"))
+    };
+    let asked = index(&|(t, v)| {
+        t == "permission.asked" && v["properties"]["request"]["permission"] == "read"
+    });
+    let replied = index(&|(t, v)| t == "permission.replied" && v["properties"]["reply"] == "once");
+    let completed = index(&|(t, v)| {
+        t == "message.part.updated"
+            && v["properties"]["part"]["tool"] == "read"
+            && v["properties"]["part"]["state"]["status"] == "completed"
+    });
+    assert!(asked < replied && replied < completed, "{stdout}");
+    let session = events[asked].1["properties"]["request"]["session_id"].clone();
+    assert_eq!(events[replied].1["properties"]["session_id"], session);
+    // Plugin events are on the stream too: the `read` component loaded for the call.
+    let loaded = index(&|(t, v)| t == "plugin.loaded" && v["properties"]["plugin"] == "read");
+    assert!(loaded < completed, "{stdout}");
+
+    // The event hook was handed the ask too, and the run's last events before `ward
+    // run` exited (the title, set after the loop, is a `session.updated`): it writes a
+    // file named after each event that names the project. Event hooks run outside any
+    // session, where nothing may be written, so each write is refused — and the audit
+    // log names the file it was for.
+    let audit = std::fs::read_to_string(p.data.join("audit.log")).unwrap_or_default();
+    for event in ["session.created", "permission.asked", "session.updated"] {
+        let target = format!("hook-log/{event}.log");
+        assert!(
+            audit
+                .lines()
+                .any(|l| l.contains("\"plugin\":\"hook-guard\"") && l.contains(&target)),
+            "{event} not delivered: {audit}"
+        );
+    }
+}
