@@ -9,6 +9,10 @@
 //! they meant before: a `**` that is not a whole path segment (`src/**.rs`) still spans
 //! directories (`globset` would read it as `*`), and a `[` that is never closed is a
 //! literal (`globset` would refuse it).
+//!
+//! `globset` brings a regex engine: the `glob` and `list` components grow from about
+//! 0.43 MB to 1.8 MB (`grep`, which had one already, from 1.71 to 1.83 MB). Matching
+//! was not measurably slower (#15 item 7).
 
 use globset::{GlobBuilder, GlobMatcher};
 
