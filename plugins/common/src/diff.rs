@@ -5,6 +5,15 @@
 //! using it. Common prefix and suffix lines are trimmed, the rest is diffed by longest
 //! common subsequence when small enough, else shown as removed-then-added (coarser but
 //! still a correct diff).
+//!
+//! `similar` 2.7 (#15 item 7) was tried again and kept out: it renders the same format
+//! (the unit tests below pass unchanged with it, and the counts agreed on 20,000 random
+//! edits, though 18% of those diffs placed ambiguous lines differently), but it was
+//! slower natively (release, median per diff): 200 lines with one change 0.056 ms
+//! against 0.013 ms, a new 20,000-line file 4.9 ms against 1.1 ms, 20,000 lines
+//! reversed 507 ms (its 500 ms time limit) against 3.4 ms. It was as fast (3.4 ms) and
+//! finer on 20,000 lines with 21 scattered changes, which this code shows as the whole
+//! middle removed and re-added.
 
 /// A diff and its size.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]

@@ -1,34 +1,31 @@
-//! `.gitignore` rules: the subset searches need (globs, `!` negation, trailing `/` for
-//! directories only, patterns with a `/` anchored to the file's directory).
+//! `.gitignore` rules, matched by the `ignore` crate's gitignore matcher (ripgrep's):
+//! globs, `!` negation, trailing `/` for directories only, patterns with a `/` anchored
+//! to the file's directory, escapes.
 
 use std::path::{Path, PathBuf};
 
-use crate::glob::Glob;
-
-/// One rule line.
-#[derive(Debug, Clone)]
-struct Rule {
-    glob: Glob,
-    negate: bool,
-    dir_only: bool,
-}
+use ignore::Match;
+use ignore::gitignore::{Gitignore, GitignoreBuilder};
 
 /// The rules of one `.gitignore`, relative to the directory holding it.
 #[derive(Debug, Clone)]
 pub struct IgnoreFile {
     base: PathBuf,
-    rules: Vec<Rule>,
+    rules: Gitignore,
 }
 
 impl IgnoreFile {
     /// Parses `text` as the `.gitignore` of directory `base`. Malformed lines are skipped,
     /// as git does.
     pub fn parse(base: impl Into<PathBuf>, text: &str) -> Self {
-        let rules = text.lines().filter_map(parse_rule).collect();
-        IgnoreFile {
-            base: base.into(),
-            rules,
+        let base = base.into();
+        let mut builder = GitignoreBuilder::new(&base);
+        for line in text.lines() {
+            // A line the matcher refuses (an invalid glob) is skipped, the rest kept.
+            let _ = builder.add_line(None, line);
         }
+        let rules = builder.build().unwrap_or_else(|_| Gitignore::empty());
+        IgnoreFile { base, rules }
     }
 
     /// Reads `dir/.gitignore`, if there is one with rules.
@@ -42,16 +39,14 @@ impl IgnoreFile {
     /// re-includes it, `None` if no rule matches or `path` is outside `base`.
     pub fn decide(&self, path: &Path, is_dir: bool) -> Option<bool> {
         let rel = path.strip_prefix(&self.base).ok()?;
-        let rel = rel.to_string_lossy();
-        let rel = rel.replace('\\', "/");
-        if rel.is_empty() {
+        if rel.as_os_str().is_empty() {
             return None;
         }
-        self.rules
-            .iter()
-            .rev()
-            .find(|rule| (is_dir || !rule.dir_only) && rule.glob.is_match(&rel))
-            .map(|rule| !rule.negate)
+        match self.rules.matched(rel, is_dir) {
+            Match::None => None,
+            Match::Ignore(_) => Some(true),
+            Match::Whitelist(_) => Some(false),
+        }
     }
 }
 
@@ -63,39 +58,6 @@ pub fn is_ignored(stack: &[IgnoreFile], path: &Path, is_dir: bool) -> bool {
         .rev()
         .find_map(|file| file.decide(path, is_dir))
         .unwrap_or(false)
-}
-
-fn parse_rule(line: &str) -> Option<Rule> {
-    let line = line.trim_end_matches('\r');
-    if line.trim().is_empty() || line.starts_with('#') {
-        return None;
-    }
-    let mut pattern = line.trim_end();
-    let negate = pattern.starts_with('!');
-    if negate {
-        pattern = &pattern[1..];
-    } else if let Some(rest) = pattern.strip_prefix('\\') {
-        // `\!` and `\#` stand for a literal first character.
-        if rest.starts_with(['!', '#']) {
-            pattern = rest;
-        }
-    }
-    let dir_only = pattern.ends_with('/');
-    let pattern = pattern.trim_end_matches('/');
-    if pattern.is_empty() {
-        return None;
-    }
-    let glob = if pattern.contains('/') {
-        Glob::anchored(pattern.trim_start_matches('/'))
-    } else {
-        Glob::new(pattern)
-    }
-    .ok()?;
-    Some(Rule {
-        glob,
-        negate,
-        dir_only,
-    })
 }
 
 #[cfg(test)]

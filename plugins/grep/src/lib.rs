@@ -149,6 +149,14 @@ struct FileHits {
 /// file, so no file is stat'ed by path: inside the sandbox every path lookup is a
 /// checked host call. Files are therefore searched in walk order and only the files
 /// that matched are sorted.
+///
+/// Lines are matched one by one, as `str::lines` splits them (a `\r\n` ending is not
+/// part of the line) on the text made valid UTF-8. `grep-searcher` with `grep-regex`
+/// (#15 item 7; they build for wasm32-wasip2 without memory maps) cannot keep that on
+/// its fast path: in CRLF mode `\s$` and ` $` stop matching lines ending in a plain
+/// `\n` and a literal `\r` is refused; without it `end$` stops matching CRLF lines and
+/// `\r` matches; and `.` no longer matches a byte that is not UTF-8 (`caf. x` on
+/// Latin-1 text). Its slow path (a regex call per line) is this loop again.
 fn search(regex: &Regex, files: &[PathBuf]) -> (Vec<Match>, usize) {
     let mut found: Vec<FileHits> = Vec::new();
     let mut kept = 0;

@@ -151,3 +151,20 @@ fn newest_files_win_when_many_files_match() -> std::io::Result<()> {
     assert!(!out.output.contains("f09.txt"));
     Ok(())
 }
+
+#[test]
+fn lines_end_before_crlf_and_newline_patterns_match_nothing() -> std::io::Result<()> {
+    let t = TempDir::new("grep-crlf")?;
+    put(&t, "dos.txt", "one end\r\ntwo\r\nthree end\r\n", 1)?;
+    let out = run(&t.dir(), "end$", None, None).map_err(std::io::Error::other)?;
+    assert_eq!(out.metadata["matches"], 2);
+    assert!(out.output.contains("  Line 3: three end"));
+    assert!(!out.output.contains('\r'));
+    // A pattern needing a line end never matches within one line, as before; one where
+    // the line end is optional still matches.
+    let none = run(&t.dir(), r"end\ntwo", None, None).map_err(std::io::Error::other)?;
+    assert_eq!(none.output, "No files found");
+    let optional = run(&t.dir(), r"one(\n)? end", None, None).map_err(std::io::Error::other)?;
+    assert_eq!(optional.metadata["matches"], 1);
+    Ok(())
+}
