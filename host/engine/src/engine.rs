@@ -435,6 +435,7 @@ impl Start {
             hook_events,
             ws.host.clone(),
             &ws.config.project_root,
+            ws.rules.clone(),
             stop,
         );
         let ws = Arc::new(ws);

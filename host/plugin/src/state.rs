@@ -265,6 +265,16 @@ impl CallScope {
         Ok(())
     }
 
+    /// A scope outside any session where the project's `rules` (the defaults and
+    /// `[permission]`) apply, but nobody is there to answer: what they would ask about
+    /// is refused. The `event` hooks run here, so a hook granted a directory may write
+    /// in it when the rules allow, and never waits for a person.
+    pub fn unattended(project: &std::path::Path, rules: Arc<Vec<Ruleset>>) -> Self {
+        let scope = CallScope::detached(project);
+        scope.permissions.set_ask_hook(Arc::new(NoOneToAsk));
+        CallScope { rules, ..scope }
+    }
+
     /// A scope outside any session in which everything a rule could ask about is denied,
     /// since no one is there to answer. Used to list a plugin's tools at load.
     pub fn detached(project: &std::path::Path) -> Self {
@@ -290,5 +300,22 @@ impl CallScope {
             progress: None,
             approved: Arc::default(),
         }
+    }
+}
+
+/// The answer to every question asked where nobody can answer (an unattended scope).
+struct NoOneToAsk;
+
+impl ward_permission::AskHook for NoOneToAsk {
+    fn decide<'a>(
+        &'a self,
+        _: &'a AskRequest,
+    ) -> std::pin::Pin<Box<dyn std::future::Future<Output = ward_permission::HookAnswer> + Send + 'a>>
+    {
+        Box::pin(async {
+            ward_permission::HookAnswer::Deny {
+                by: "Ward (nobody can answer an event hook's question)".to_string(),
+            }
+        })
     }
 }

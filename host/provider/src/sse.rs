@@ -15,6 +15,10 @@
 //! real servers and proxies close the connection right after the last
 //! `data:` line; the protocol parsers decide whether that event completed the
 //! response.
+//!
+//! Hand-written rather than taken from a crate because of that leniency, which a
+//! parser that follows the standard drops, and because it is small (this file) and
+//! every recorded provider stream replays through it in the tests.
 
 use std::collections::VecDeque;
 

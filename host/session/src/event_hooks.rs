@@ -16,12 +16,14 @@ use ward_store::Event;
 
 /// Forwards `events` to `host`'s hook plugins until the bus closes or `stop` fires;
 /// on `stop`, what the bus still holds is forwarded first, so the last events of a
-/// run are not lost to its end. Returns `None` (and spawns nothing) when no plugin
+/// run are not lost to its end. The hooks run under the project's `rules` with no one
+/// to answer a question ([`CallScope::unattended`]). Returns `None` (and spawns nothing) when no plugin
 /// could take events, so a session without hook plugins pays nothing per event.
 pub fn forward_events(
     mut events: broadcast::Receiver<Event>,
     host: Arc<PluginHost>,
     project: &Path,
+    rules: Arc<Vec<ward_permission::Ruleset>>,
     mut stop: tokio::sync::oneshot::Receiver<()>,
 ) -> Option<tokio::task::JoinHandle<()>> {
     let any = host
@@ -31,7 +33,7 @@ pub fn forward_events(
     if !any {
         return None;
     }
-    let scope = CallScope::detached(project);
+    let scope = CallScope::unattended(project, rules);
     Some(tokio::spawn(async move {
         loop {
             let event = tokio::select! {

@@ -64,17 +64,39 @@ async fn permission_and_plugin_events_reach_json_output_and_event_hooks_in_order
 
     // The event hook was handed the ask too, and the run's last events before `ward
     // run` exited (the title, set after the loop, is a `session.updated`): it writes a
-    // file named after each event that names the project. Event hooks run outside any
-    // session, where nothing may be written, so each write is refused — and the audit
-    // log names the file it was for.
-    let audit = std::fs::read_to_string(p.data.join("audit.log")).unwrap_or_default();
+    // file named after each event that names the project, in the directory it was
+    // granted, under the project's rules (nobody could answer a question there).
     for event in ["session.created", "permission.asked", "session.updated"] {
-        let target = format!("hook-log/{event}.log");
+        let log = p.path(&format!("hook-log/{event}.log"));
+        let seen = std::fs::read_to_string(&log).unwrap_or_default();
         assert!(
-            audit
-                .lines()
-                .any(|l| l.contains("\"plugin\":\"hook-guard\"") && l.contains(&target)),
-            "{event} not delivered: {audit}"
+            seen.contains(&format!("hook-guard {event}")),
+            "{event} not delivered"
         );
     }
+    // Where the rules would ask, nobody answers for a hook: refused, and audited.
+    let p2 = Project::new("run-events-unattended");
+    std::fs::create_dir_all(p2.path("hook-log")).expect("log dir");
+    p2.install_test_plugin("hook-guard");
+    let llm = ScriptedLlm::start(vec![Turn::text("DONE")]).await;
+    llm.configure(&p2, "openai-compatible");
+    let toml = p2.read("ward.toml");
+    p2.write(
+        "ward.toml",
+        &format!(
+            "{toml}[permission]\nedit = \"ask\"\n\
+             [plugins.hook-guard]\ngrant = [\"hooks\", \"fs-write\"]\n"
+        ),
+    );
+    p2.run_async(&["run", "hi"], "").await.expect_ok();
+    assert!(!p2.path("hook-log/session.created.log").exists());
+    let audit = std::fs::read_to_string(p2.data.join("audit.log")).unwrap_or_default();
+    assert!(
+        audit
+            .lines()
+            .any(|l| l.contains("\"plugin\":\"hook-guard\"")
+                && l.contains("session.created.log")
+                && l.contains("\"decision\":\"deny\"")),
+        "{audit}"
+    );
 }
