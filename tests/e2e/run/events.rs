@@ -15,26 +15,33 @@ fn types(stdout: &str) -> Vec<(String, Value)> {
         .collect()
 }
 
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn permission_and_plugin_events_reach_json_output_and_event_hooks_in_order() {
-    let p = Project::new("run-events");
+/// A project with `hook-guard` granted its log directory, `rules` in `[permission]`,
+/// and the model scripted with `turns` (the server lives as long as the test).
+async fn guarded(name: &str, rules: &str, turns: Vec<Turn>) -> (Project, ScriptedLlm) {
+    let p = Project::new(name);
     p.write("a.txt", "alpha\n");
     std::fs::create_dir_all(p.path("hook-log")).expect("log dir");
     p.install_test_plugin("hook-guard");
-    let llm = ScriptedLlm::start(vec![
-        Turn::tool("r1", "read", json!({ "filePath": "a.txt" })),
-        Turn::text("DONE"),
-    ])
-    .await;
+    let llm = ScriptedLlm::start(turns).await;
     llm.configure(&p, "openai-compatible");
     let toml = p.read("ward.toml");
     p.write(
         "ward.toml",
         &format!(
-            "{toml}[permission]\nread = \"ask\"\n\
+            "{toml}[permission]\n{rules}\n\
              [plugins.hook-guard]\ngrant = [\"hooks\", \"fs-write\"]\n"
         ),
     );
+    (p, llm)
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn permission_and_plugin_events_reach_json_output_and_event_hooks_in_order() {
+    let turns = vec![
+        Turn::tool("r1", "read", json!({ "filePath": "a.txt" })),
+        Turn::text("DONE"),
+    ];
+    let (p, _llm) = guarded("run-events", "read = \"ask\"", turns).await;
     let run = p
         .run_async(&["run", "--format", "json", "read a.txt"], "y\n")
         .await;
@@ -75,19 +82,8 @@ async fn permission_and_plugin_events_reach_json_output_and_event_hooks_in_order
         );
     }
     // Where the rules would ask, nobody answers for a hook: refused, and audited.
-    let p2 = Project::new("run-events-unattended");
-    std::fs::create_dir_all(p2.path("hook-log")).expect("log dir");
-    p2.install_test_plugin("hook-guard");
-    let llm = ScriptedLlm::start(vec![Turn::text("DONE")]).await;
-    llm.configure(&p2, "openai-compatible");
-    let toml = p2.read("ward.toml");
-    p2.write(
-        "ward.toml",
-        &format!(
-            "{toml}[permission]\nedit = \"ask\"\n\
-             [plugins.hook-guard]\ngrant = [\"hooks\", \"fs-write\"]\n"
-        ),
-    );
+    let turns = vec![Turn::text("DONE")];
+    let (p2, _llm2) = guarded("run-events-unattended", "edit = \"ask\"", turns).await;
     p2.run_async(&["run", "hi"], "").await.expect_ok();
     assert!(!p2.path("hook-log/session.created.log").exists());
     let audit = std::fs::read_to_string(p2.data.join("audit.log")).unwrap_or_default();
