@@ -6,7 +6,7 @@ use std::path::PathBuf;
 use ward_plugin::discovery::Builtin;
 
 /// How to open a project; every setting but the directory has a default.
-#[derive(Clone, Debug)]
+#[derive(Clone)]
 pub struct EngineOptions {
     /// The directory Ward works in (its project is found from here).
     pub(crate) directory: PathBuf,
@@ -70,5 +70,20 @@ impl EngineOptions {
     /// The directory the project is found from.
     pub fn directory(&self) -> &std::path::Path {
         &self.directory
+    }
+}
+
+/// The builtins are shown by count: their derived `Debug` would print every
+/// embedded component's bytes (megabytes) into a log line.
+impl std::fmt::Debug for EngineOptions {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("EngineOptions")
+            .field("directory", &self.directory)
+            .field("data_dir", &self.data_dir)
+            .field("builtins", &self.builtins.len())
+            .field("sandbox_helper", &self.sandbox_helper)
+            .field("max_retries", &self.max_retries)
+            .field("recover", &self.recover)
+            .finish()
     }
 }
