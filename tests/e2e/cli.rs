@@ -59,7 +59,7 @@ fn plugin_list_shows_tools_capabilities_and_status() {
         .find(|b| b.starts_with("future-api "))
         .expect("future-api listed");
     assert!(
-        future.contains("status:    error") && future.contains("ward:plugin@0.2.0"),
+        future.contains("status:    error") && future.contains("ward:plugin@0.9.0"),
         "{future}"
     );
 }

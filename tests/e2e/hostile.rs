@@ -346,7 +346,7 @@ async fn an_unsupported_api_version_is_refused_naming_both() {
         .unwrap()
         .clone();
     let text = h.host.tools_of(&plugin).await.unwrap_err().to_string();
-    assert!(text.contains("ward:plugin@0.2.0"), "{text}");
+    assert!(text.contains("ward:plugin@0.9.0"), "{text}");
     assert!(text.contains("ward:plugin@0.1.0"), "{text}");
     h.assert_noop_works().await;
 }

@@ -5,6 +5,7 @@
 //! `cargo test -p ward-tests --test e2e security::terminal::` one boundary of it.
 
 mod agents;
+mod api_versions;
 mod cli;
 mod commands;
 mod components;

@@ -7,6 +7,11 @@
 //! pass `external_directory` when outside it and `edit` when written; and the command
 //! must pass the `bash` rules (which may ask the user; an unsure command is always
 //! asked about as a whole, see [`BashQuestion`]). Then [`crate::process`] starts it, confined by the kernel.
+//!
+//! Each gate says what its refusal is: a missing grant or a rule is
+//! [`HostError::Denied`], a request that cannot be run as asked (an empty command, a
+//! working directory that is not one) [`HostError::Invalid`], a process that could not
+//! be started [`HostError::Failed`].
 
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
@@ -15,22 +20,23 @@ use ward_permission::bash::BashQuestion;
 use ward_permission::{PermissionError, path as rule_path};
 
 use crate::bindings::host::{ExecOutput, ExecRequest};
+use crate::host_error::HostError;
 use crate::process::spawn;
 use crate::state::{CallEnv, CallScope};
 
 /// Redirection targets that are not files: writing to them changes nothing.
 const DEVICES: &[&str] = &["/dev/null", "/dev/stdout", "/dev/stderr", "/dev/tty"];
 
-pub(crate) async fn run(env: Arc<CallEnv>, req: ExecRequest) -> Result<ExecOutput, String> {
+pub(crate) async fn run(env: Arc<CallEnv>, req: ExecRequest) -> Result<ExecOutput, HostError> {
     let plugin = env.plugin.as_str();
     if env.caps.exec.is_empty() {
         let reason = format!("plugin `{plugin}` was not granted the `exec` capability");
         env.audit.deny(plugin, "exec", &req.command, &reason);
-        return Err(reason);
+        return Err(HostError::Denied(reason));
     }
     let question = BashQuestion::new(&req.command);
     if question.is_empty() {
-        return Err("exec: the command is empty".to_string());
+        return Err(HostError::Invalid("exec: the command is empty".to_string()));
     }
     check_grant(&env, &question)?;
 
@@ -57,14 +63,15 @@ pub(crate) async fn run(env: Arc<CallEnv>, req: ExecRequest) -> Result<ExecOutpu
     env.audit
         .allow(plugin, "exec", &req.command, "granted and permitted");
 
-    spawn(&env, &req, workdir).await
+    // Everything was checked: what is left to go wrong is starting the process.
+    spawn(&env, &req, workdir).await.map_err(HostError::Failed)
 }
 
 /// The plugin's `exec` grant must cover every simple command. A command the
 /// parser is unsure about has no parts a narrow grant could cover: only a plugin
 /// granted (and allowed by its manifest) every command, `*`, may go on to the
 /// `bash` rules with it.
-fn check_grant(env: &CallEnv, question: &BashQuestion) -> Result<(), String> {
+fn check_grant(env: &CallEnv, question: &BashQuestion) -> Result<(), HostError> {
     let plugin = env.plugin.as_str();
     let granted = env.caps.exec.join(", ");
     if let Some(why) = question.unsure() {
@@ -78,35 +85,35 @@ fn check_grant(env: &CallEnv, question: &BashQuestion) -> Result<(), String> {
             question.command
         );
         env.audit.deny(plugin, "exec", &question.command, &reason);
-        return Err(reason);
+        return Err(HostError::Denied(reason));
     }
     if let Some(bad) = question.commands().find(|c| !env.caps.allows_exec(c)) {
         let reason = format!(
             "command `{bad}` is outside the exec patterns granted to plugin `{plugin}` ({granted})"
         );
         env.audit.deny(plugin, "exec", bad, &reason);
-        return Err(reason);
+        return Err(HostError::Denied(reason));
     }
     Ok(())
 }
 
 /// The working directory, resolved through symlinks: the external-directory check
 /// must see where the process will really run.
-fn resolve_workdir(project: &Path, workdir: Option<&str>) -> Result<PathBuf, String> {
+fn resolve_workdir(project: &Path, workdir: Option<&str>) -> Result<PathBuf, HostError> {
     let dir = match workdir {
         Some(w) => project.join(w),
         None => project.to_path_buf(),
     };
     match std::fs::canonicalize(&dir) {
         Ok(real) if real.is_dir() => Ok(real),
-        Ok(real) => Err(format!(
+        Ok(real) => Err(HostError::Invalid(format!(
             "exec: the working directory {} is not a directory",
             real.display()
-        )),
-        Err(e) => Err(format!(
+        ))),
+        Err(e) => Err(HostError::Invalid(format!(
             "exec: cannot use the working directory {}: {e}",
             dir.display()
-        )),
+        ))),
     }
 }
 
@@ -119,7 +126,7 @@ async fn check_redirects(
     workdir: &Path,
     project: &Path,
     also_allowed: &[PathBuf],
-) -> Result<(), String> {
+) -> Result<(), HostError> {
     let mut external = Vec::new();
     let mut edits = Vec::new();
     for redirect in question.redirects() {
@@ -156,7 +163,7 @@ async fn check_redirects(
 /// The `bash` rules. An unsure command is checked as one marked pattern under the
 /// question's extra guard layer (so no allow rule lets it through unasked), after a
 /// deny matching any part of it has refused it outright.
-async fn check_bash(env: &CallEnv, question: &BashQuestion) -> Result<(), String> {
+async fn check_bash(env: &CallEnv, question: &BashQuestion) -> Result<(), HostError> {
     let Some(why) = question.unsure() else {
         return check(
             env,
@@ -168,15 +175,14 @@ async fn check_bash(env: &CallEnv, question: &BashQuestion) -> Result<(), String
         .await;
     };
     if let Some(decision) = question.denied(&env.scope.rules) {
-        let reason = PermissionError::Denied {
+        let refusal = PermissionError::Denied {
             permission: "bash".to_string(),
             pattern: question.command.clone(),
             rule: decision.describe(),
-        }
-        .to_string();
+        };
         env.audit
-            .deny(&env.plugin, "bash", &question.command, &reason);
-        return Err(reason);
+            .deny(&env.plugin, "bash", &question.command, &refusal.to_string());
+        return Err(refusal.into());
     }
     let mut scope = env.scope.clone();
     scope.rules = Arc::new(question.layers(&env.scope.rules));
@@ -199,7 +205,7 @@ async fn check(
     permission: &str,
     patterns: Vec<String>,
     always: Vec<String>,
-) -> Result<(), String> {
+) -> Result<(), HostError> {
     let metadata = serde_json::json!({ "plugin": env.plugin });
     check_with(env, scope, permission, patterns, always, metadata).await
 }
@@ -212,14 +218,14 @@ async fn check_with(
     patterns: Vec<String>,
     always: Vec<String>,
     metadata: serde_json::Value,
-) -> Result<(), String> {
+) -> Result<(), HostError> {
     let target = patterns.join(" && ");
     env.check_in(scope, permission, patterns, always, metadata)
         .await
         .map_err(|e| {
-            let reason = e.to_string();
-            env.audit.deny(&env.plugin, permission, &target, &reason);
-            reason
+            env.audit
+                .deny(&env.plugin, permission, &target, &e.to_string());
+            HostError::from(e)
         })
 }
 
@@ -244,7 +250,10 @@ mod tests {
         assert!(rule_path::is_external(&dir, &real_project, &[]));
         assert_eq!(resolve_workdir(&project, None).unwrap(), real_project);
         let err = resolve_workdir(&project, Some("missing")).unwrap_err();
-        assert!(err.contains("cannot use the working directory"), "{err}");
+        assert!(
+            matches!(&err, HostError::Invalid(m) if m.contains("cannot use the working directory")),
+            "{err:?}"
+        );
         std::fs::write(project.join("file"), "").unwrap();
         assert!(resolve_workdir(&project, Some("file")).is_err());
         let _ = std::fs::remove_dir_all(&base);

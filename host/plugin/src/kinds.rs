@@ -164,9 +164,9 @@ impl From<agent::AgentInfo> for DeclaredAgent {
                 .into_iter()
                 .map(|r| {
                     let action = match r.action {
-                        crate::bindings::ward::plugin::types::Action::Allow => "allow",
-                        crate::bindings::ward::plugin::types::Action::Ask => "ask",
-                        crate::bindings::ward::plugin::types::Action::Deny => "deny",
+                        crate::bindings::types::Action::Allow => "allow",
+                        crate::bindings::types::Action::Ask => "ask",
+                        crate::bindings::types::Action::Deny => "deny",
                     };
                     (r.permission, r.pattern, action.to_string())
                 })

@@ -7,11 +7,13 @@
 //! `exec`, `http-fetch`, …) with their capability and permission checks, and the
 //! limits (time, memory, output size) that keep a hostile plugin from hurting the host.
 //! Tool plugins are called through [`PluginHost::call`]; hook plugins at the points of
-//! the agent loop through the methods in [`hooks`].
+//! the agent loop through the methods in [`hooks`]. Components built for any supported
+//! `ward:plugin` version (0.1.0, 0.2.0) load side by side; the per-version bindings
+//! are private, and the rest of the crate sees one set of types.
 
 mod asks;
 pub mod audit;
-pub mod bindings;
+mod bindings;
 pub mod budget;
 pub mod cache;
 mod compat;
@@ -23,6 +25,7 @@ mod exec;
 mod fsguard;
 pub mod grants;
 pub mod hooks;
+mod host_error;
 mod imports;
 pub mod kinds;
 mod limiter;

@@ -2,7 +2,9 @@
 //! process, and what the component declares about itself.
 //!
 //! The bytes are checked against the manifest's SHA-256, their imports against the
-//! supported API versions and the manifest's ceiling (before any compile), then
+//! supported API versions and the manifest's ceiling (before any compile), the
+//! version they were built for against the manifest's `api` (it chooses the bindings
+//! their exports are called through, [`crate::bindings::guest`]), then
 //! compiled — or read from the sealed artifact cache — and linked. The exports the
 //! manifest's kinds promise must be there; their declarations (`list-tools`,
 //! `register`, `agents`, `list-skills`) are called once, in a detached scope, and
@@ -16,7 +18,8 @@ use wasmtime::Store;
 use wasmtime::component::{Component, Instance, InstancePre};
 
 use crate::audit::PluginEvent;
-use crate::bindings::{ToolInfo, agent, hooks, skill, tool};
+use crate::bindings::ToolInfo;
+use crate::bindings::guest::{AgentIndices, HooksIndices, SkillIndices, ToolIndices};
 use crate::cache::{Lookup, artifact_name, sha256_hex};
 use crate::discovery::ComponentBytes;
 use crate::error::{CallError, trap_message};
@@ -30,11 +33,11 @@ use crate::{compat, meta};
 pub(crate) struct Loaded {
     pub(crate) pre: InstancePre<StoreState>,
     /// The `tool` export, when the manifest's kinds include `tool`.
-    pub(crate) tool: Option<tool::GuestIndices>,
+    pub(crate) tool: Option<ToolIndices>,
     /// The `hooks` export, when the manifest's kinds include `hook`.
-    pub(crate) hooks: Option<hooks::GuestIndices>,
+    pub(crate) hooks: Option<HooksIndices>,
     /// The `skill` export, when the manifest's kinds include `skill`.
-    pub(crate) skill: Option<skill::GuestIndices>,
+    pub(crate) skill: Option<SkillIndices>,
     pub(crate) tools: Vec<ToolInfo>,
     pub(crate) registration: HookRegistration,
     pub(crate) agents: Vec<DeclaredAgent>,
@@ -75,8 +78,9 @@ impl PluginHost {
             Some(sha) => sha.to_string(),
             None => verified_sha(plugin, &bytes)?,
         };
-        let imports = compat::import_names(&bytes).map_err(|e| e.to_string())?;
-        compat::check_imports(&imports, &plugin.ceiling).map_err(|e| e.to_string())?;
+        let names = compat::component_names(&bytes).map_err(|e| e.to_string())?;
+        compat::check_imports(&names.imports, &plugin.ceiling).map_err(|e| e.to_string())?;
+        let api = compat::api_of(&names, &plugin.source.manifest.api).map_err(|e| e.to_string())?;
 
         let precompiled = match plugin.source.component {
             ComponentBytes::Embedded { precompiled, .. } if !precompiled.is_empty() => {
@@ -90,19 +94,19 @@ impl PluginHost {
             .instantiate_pre(&component)
             .map_err(|e| format!("cannot link: {e}"))?;
         let tool = match plugin.is(Kind::Tool) {
-            true => Some(export("tool", tool::GuestIndices::new(&pre))?),
+            true => Some(export("tool", ToolIndices::new(&pre, api))?),
             false => None,
         };
         let hooks = match plugin.is(Kind::Hook) {
-            true => Some(export("hooks", hooks::GuestIndices::new(&pre))?),
+            true => Some(export("hooks", HooksIndices::new(&pre, api))?),
             false => None,
         };
         let agent = match plugin.is(Kind::Agent) {
-            true => Some(export("agent", agent::GuestIndices::new(&pre))?),
+            true => Some(export("agent", AgentIndices::new(&pre, api))?),
             false => None,
         };
         let skill = match plugin.is(Kind::Skill) {
-            true => Some(export("skill", skill::GuestIndices::new(&pre))?),
+            true => Some(export("skill", SkillIndices::new(&pre, api))?),
             false => None,
         };
 

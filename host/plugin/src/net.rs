@@ -6,6 +6,11 @@
 //! loopback, private, link-local (cloud metadata) or otherwise internal unless the grant
 //! names that host explicitly. The connection then goes to exactly the addresses that
 //! were checked, so a second DNS answer cannot swap in another (DNS rebinding).
+//!
+//! A refusal by a grant or a rule is [`HostError::Denied`], a request that is not one
+//! (a bad method or URL) [`HostError::Invalid`], a request that ran out of time
+//! [`HostError::Timeout`] (as the HTTP client reports it), anything else on the way
+//! [`HostError::Failed`].
 
 mod internal;
 mod target;
@@ -18,6 +23,7 @@ use reqwest::redirect::Policy;
 use url::Url;
 
 use crate::bindings::host::{HttpRequest, HttpResponse};
+use crate::host_error::HostError;
 use crate::state::CallEnv;
 
 pub use internal::is_internal;
@@ -26,14 +32,14 @@ use target::Target;
 const MAX_REDIRECTS: usize = 10;
 const DEFAULT_TIMEOUT_MS: u32 = 30_000;
 
-pub(crate) async fn fetch(env: Arc<CallEnv>, req: HttpRequest) -> Result<HttpResponse, String> {
+pub(crate) async fn fetch(env: Arc<CallEnv>, req: HttpRequest) -> Result<HttpResponse, HostError> {
     if env.caps.net.is_empty() {
         let reason = format!(
             "plugin `{}` was not granted the `net` capability",
             env.plugin
         );
         env.audit.deny(&env.plugin, "net", &req.url, &reason);
-        return Err(reason);
+        return Err(HostError::Denied(reason));
     }
     let remaining = env
         .deadline
@@ -45,9 +51,10 @@ pub(crate) async fn fetch(env: Arc<CallEnv>, req: HttpRequest) -> Result<HttpRes
         .map_or(env.limits.output_bytes, |m| m as usize)
         .min(env.limits.output_bytes);
     let mut method = reqwest::Method::from_bytes(req.method.as_bytes())
-        .map_err(|_| format!("invalid HTTP method `{}`", req.method))?;
+        .map_err(|_| HostError::Invalid(format!("invalid HTTP method `{}`", req.method)))?;
     let mut body = req.body.clone();
-    let mut url = Url::parse(&req.url).map_err(|e| format!("invalid URL `{}`: {e}", req.url))?;
+    let mut url = Url::parse(&req.url)
+        .map_err(|e| HostError::Invalid(format!("invalid URL `{}`: {e}", req.url)))?;
 
     for _ in 0..=MAX_REDIRECTS {
         let (send, host, addrs) = check_hop(&env, &url).await?;
@@ -58,7 +65,7 @@ pub(crate) async fn fetch(env: Arc<CallEnv>, req: HttpRequest) -> Result<HttpRes
             .no_proxy()
             .resolve_to_addrs(&host, &addrs)
             .build()
-            .map_err(|e| format!("HTTP client: {e}"))?;
+            .map_err(|e| HostError::Failed(format!("HTTP client: {e}")))?;
         let mut request = client.request(method.clone(), url.clone());
         for (k, v) in &req.headers {
             request = request.header(k, v);
@@ -69,17 +76,17 @@ pub(crate) async fn fetch(env: Arc<CallEnv>, req: HttpRequest) -> Result<HttpRes
         let mut response = request
             .send()
             .await
-            .map_err(|e| format!("fetching {url}: {e}"))?;
+            .map_err(|e| transfer(e, format!("fetching {url}")))?;
         let status = response.status();
         if status.is_redirection()
             && let Some(location) = response.headers().get(reqwest::header::LOCATION)
         {
-            let location = location
-                .to_str()
-                .map_err(|_| format!("{url}: redirect with a non-text Location"))?;
+            let location = location.to_str().map_err(|_| {
+                HostError::Failed(format!("{url}: redirect with a non-text Location"))
+            })?;
             url = url
                 .join(location)
-                .map_err(|e| format!("{url}: bad redirect `{location}`: {e}"))?;
+                .map_err(|e| HostError::Failed(format!("{url}: bad redirect `{location}`: {e}")))?;
             if status == reqwest::StatusCode::SEE_OTHER
                 || (method == reqwest::Method::POST && status.as_u16() <= 302)
             {
@@ -103,7 +110,7 @@ pub(crate) async fn fetch(env: Arc<CallEnv>, req: HttpRequest) -> Result<HttpRes
         while let Some(chunk) = response
             .chunk()
             .await
-            .map_err(|e| format!("reading {url}: {e}"))?
+            .map_err(|e| transfer(e, format!("reading {url}")))?
         {
             let room = cap.saturating_sub(out.len());
             if chunk.len() > room {
@@ -123,16 +130,30 @@ pub(crate) async fn fetch(env: Arc<CallEnv>, req: HttpRequest) -> Result<HttpRes
             truncated,
         });
     }
-    Err(format!("{}: more than {MAX_REDIRECTS} redirects", req.url))
+    Err(HostError::Failed(format!(
+        "{}: more than {MAX_REDIRECTS} redirects",
+        req.url
+    )))
+}
+
+/// An error of the HTTP client while `doing` something: a timeout when the client says
+/// it timed out, else a failure.
+fn transfer(e: reqwest::Error, doing: String) -> HostError {
+    let message = format!("{doing}: {e}");
+    if e.is_timeout() {
+        HostError::Timeout(message)
+    } else {
+        HostError::Failed(message)
+    }
 }
 
 /// Checks one URL, normalised ([`Target`]), and returns where the request goes: the
 /// normalised URL with the original's user name and password (credentials for the
 /// same host), its host and the addresses it may be reached at.
-async fn check_hop(env: &CallEnv, url: &Url) -> Result<(Url, String, Vec<SocketAddr>), String> {
+async fn check_hop(env: &CallEnv, url: &Url) -> Result<(Url, String, Vec<SocketAddr>), HostError> {
     let deny = |reason: String| {
         env.audit.deny(&env.plugin, "net", url.as_str(), &reason);
-        Err(reason)
+        Err(HostError::Denied(reason))
     };
     let scheme = url.scheme();
     if scheme != "http" && scheme != "https" {
@@ -163,17 +184,19 @@ async fn check_hop(env: &CallEnv, url: &Url) -> Result<(Url, String, Vec<SocketA
         )
         .await;
     if let Err(e) = checked {
-        return deny(e.to_string());
+        env.audit
+            .deny(&env.plugin, "net", url.as_str(), &e.to_string());
+        return Err(e.into());
     }
     let addrs: Vec<SocketAddr> = match ip {
         Some(ip) => vec![SocketAddr::new(ip, port)],
         None => match tokio::net::lookup_host((host.as_str(), port)).await {
             Ok(a) => a.collect(),
-            Err(e) => return Err(format!("cannot resolve {host}: {e}")),
+            Err(e) => return Err(HostError::Failed(format!("cannot resolve {host}: {e}"))),
         },
     };
     if addrs.is_empty() {
-        return Err(format!("cannot resolve {host}"));
+        return Err(HostError::Failed(format!("cannot resolve {host}")));
     }
     if !env.caps.names_host_explicitly(&host)
         && let Some(bad) = addrs.iter().find(|a| is_internal(a.ip()))

@@ -16,13 +16,13 @@ use std::sync::{Arc, Mutex, OnceLock};
 use std::time::{Duration, Instant};
 
 use tokio::sync::OnceCell;
-use wasmtime::component::{HasSelf, Linker};
+use wasmtime::component::Linker;
 use wasmtime::{Store, UpdateDeadline};
 
 use ward_config::{HookCaps, Kind, ToolTraits};
 
 use crate::audit::{Audit, PluginEvent};
-use crate::bindings::{CallContext, FullPlugin, ToolInfo, ToolOutput};
+use crate::bindings::{CallContext, ToolInfo, ToolOutput};
 use crate::cache::ArtifactCache;
 use crate::discovery::{ComponentBytes, PluginSource};
 use crate::engine::SharedEngine;
@@ -177,9 +177,10 @@ impl PluginHost {
         // WASI as wasmtime-wasi links it, but with the filesystem checked against the
         // permission rules (SPEC §2.3).
         crate::fsguard::add_to_linker(&mut linker).map_err(|e| CallError::Host(e.to_string()))?;
-        // Every world imports the same `host` interface, so one linker serves them all.
-        FullPlugin::add_to_linker::<StoreState, HasSelf<StoreState>>(&mut linker, |s| s)
-            .map_err(|e| CallError::Host(e.to_string()))?;
+        // Every world imports the same `host` interface, so one linker serves them all;
+        // each API version's is linked under its own name, so components of every
+        // supported version load side by side.
+        crate::bindings::add_to_linker(&mut linker).map_err(|e| CallError::Host(e.to_string()))?;
         let cache = options.cache_dir.as_deref().and_then(|dir| {
             ArtifactCache::open(dir)
                 .map_err(|e| tracing::warn!("compiled cache {} unusable: {e}", dir.display()))

@@ -7,7 +7,7 @@
 use std::path::Path;
 
 use serde_json::json;
-use ward_sdk::ToolError;
+use ward_sdk::{HostError, ToolError};
 
 use crate::path::display_path;
 
@@ -24,21 +24,19 @@ pub fn ask_edit(directory: &str, paths: &[&Path], diff: &str) -> Result<(), Tool
         &patterns,
         &json!({ "filepath": filepath, "files": patterns, "diff": diff }),
     )
-    .map_err(ToolError::Denied)
+    .map_err(|e| host_error("asking for permission failed", e))
 }
 
-/// A host import's error string as a [`ToolError`]: [`ToolError::Denied`] when it reads as
-/// a refusal by a capability, a rule or the user (the WIT returns a plain string), else
-/// [`ToolError::Failed`].
-pub fn host_error(context: &str, message: String) -> ToolError {
-    let lower = message.to_lowercase();
-    let refused = ["denied", "reject", "not granted", "not allowed", "refused"]
-        .iter()
-        .any(|word| lower.contains(word));
-    if refused {
-        ToolError::Denied(message)
-    } else {
-        ToolError::Failed(format!("{context}: {message}"))
+/// A host import's error as a [`ToolError`], by its case: a refusal by a capability, a
+/// rule or the user ([`HostError::Denied`]) is [`ToolError::Denied`] with the host's
+/// message as it is; anything else is [`ToolError::Failed`], the message prefixed with
+/// `context` (what the tool was doing).
+pub fn host_error(context: &str, error: HostError) -> ToolError {
+    match error {
+        HostError::Denied(message) => ToolError::Denied(message),
+        HostError::Invalid(message) | HostError::Failed(message) | HostError::Timeout(message) => {
+            ToolError::Failed(format!("{context}: {message}"))
+        }
     }
 }
 
@@ -47,14 +45,22 @@ mod tests {
     use super::*;
 
     #[test]
-    fn refusals_are_denials() {
-        assert!(matches!(
-            host_error("exec", "permission denied by rule bash git push *".into()),
-            ToolError::Denied(_)
-        ));
-        match host_error("exec", "spawn failed: no such file".into()) {
-            ToolError::Failed(m) => assert_eq!(m, "exec: spawn failed: no such file"),
+    fn the_case_decides_not_the_words() {
+        // A refusal whose text says nothing of refusing is still a denial…
+        match host_error("exec", HostError::Denied("no".into())) {
+            ToolError::Denied(m) => assert_eq!(m, "no"),
             other => panic!("unexpected {other:?}"),
+        }
+        // …and a failure that mentions "denied" is still a failure.
+        match host_error("exec", HostError::Failed("sh: permission denied".into())) {
+            ToolError::Failed(m) => assert_eq!(m, "exec: sh: permission denied"),
+            other => panic!("unexpected {other:?}"),
+        }
+        for e in [
+            HostError::Invalid("bad URL".into()),
+            HostError::Timeout("timed out".into()),
+        ] {
+            assert!(matches!(host_error("fetch", e), ToolError::Failed(_)));
         }
     }
 }

@@ -28,12 +28,28 @@
 //! nothing — and [`export_hooks!`] exports it as the `ward:plugin/hooks` interface. An
 //! agent plugin implements [`agents::Agents`] ([`export_agents!`]), a skill plugin
 //! [`skills::Skills`] ([`export_skills!`]). One component may export several kinds.
+//!
+//! The SDK builds components for `ward:plugin@0.2.0`; its WIT is inside the crate
+//! (`wit/ward-plugin.wit`, a copy of the host's `wit/since_v0.2.0`). The host imports
+//! [`ask`], [`exec`] and [`http_fetch`] fail with a [`HostError`] whose case — `Denied`,
+//! `Invalid`, `Failed`, `Timeout` — says what happened; branch on it, not on the message:
+//!
+//! ```ignore
+//! match ward_sdk::exec("git status", None, None) {
+//!     Ok(out) => { /* … */ }
+//!     Err(e) if e.is_denied() => return Err(ToolError::Denied(e.message().to_string())),
+//!     Err(e) => return Err(ToolError::Failed(format!("git: {}", e.message()))),
+//! }
+//! ```
+//!
+//! A plugin's `plugin.toml` says `api = "0.2.0"`.
 
-/// Raw bindings generated from `wit/ward-plugin.wit` (world `tool-plugin`).
+/// Raw bindings generated from the crate's `wit/ward-plugin.wit`, `ward:plugin@0.2.0`
+/// (world `tool-plugin`).
 #[allow(missing_docs, clippy::all)]
 pub mod bindings {
     wit_bindgen::generate!({
-        path: "../../wit",
+        path: "wit",
         world: "tool-plugin",
         pub_export_macro: true,
         export_macro_name: "__export_tool_plugin",
@@ -47,11 +63,11 @@ pub mod bindings {
 #[allow(missing_docs, clippy::all)]
 pub mod hook_bindings {
     wit_bindgen::generate!({
-        path: "../../wit",
+        path: "wit",
         world: "hook-plugin",
         with: {
-            "ward:plugin/types@0.1.0": crate::bindings::ward::plugin::types,
-            "ward:plugin/host@0.1.0": crate::bindings::ward::plugin::host,
+            "ward:plugin/types@0.2.0": crate::bindings::ward::plugin::types,
+            "ward:plugin/host@0.2.0": crate::bindings::ward::plugin::host,
         },
         pub_export_macro: true,
         export_macro_name: "__export_hook_plugin",
@@ -64,11 +80,11 @@ pub mod hook_bindings {
 #[allow(missing_docs, clippy::all)]
 pub mod agent_bindings {
     wit_bindgen::generate!({
-        path: "../../wit",
+        path: "wit",
         world: "agent-plugin",
         with: {
-            "ward:plugin/types@0.1.0": crate::bindings::ward::plugin::types,
-            "ward:plugin/host@0.1.0": crate::bindings::ward::plugin::host,
+            "ward:plugin/types@0.2.0": crate::bindings::ward::plugin::types,
+            "ward:plugin/host@0.2.0": crate::bindings::ward::plugin::host,
         },
         pub_export_macro: true,
         export_macro_name: "__export_agent_plugin",
@@ -81,11 +97,11 @@ pub mod agent_bindings {
 #[allow(missing_docs, clippy::all)]
 pub mod skill_bindings {
     wit_bindgen::generate!({
-        path: "../../wit",
+        path: "wit",
         world: "skill-plugin",
         with: {
-            "ward:plugin/types@0.1.0": crate::bindings::ward::plugin::types,
-            "ward:plugin/host@0.1.0": crate::bindings::ward::plugin::host,
+            "ward:plugin/types@0.2.0": crate::bindings::ward::plugin::types,
+            "ward:plugin/host@0.2.0": crate::bindings::ward::plugin::host,
         },
         pub_export_macro: true,
         export_macro_name: "__export_skill_plugin",
@@ -102,7 +118,9 @@ mod tool;
 pub use bindings::ward::plugin::types::{
     Attachment, CallContext as Context, ToolError, ToolInfo, ToolOutput,
 };
-pub use host_api::{ExecOutput, HttpResponse, LogLevel, ask, exec, http_fetch, log, progress};
+pub use host_api::{
+    ExecOutput, HostError, HttpResponse, LogLevel, ask, exec, http_fetch, log, progress,
+};
 pub use tool::{Output, Tool, dispatch, info};
 
 /// Re-exported so the export macro and plugin authors use the SDK's versions.

@@ -6,7 +6,7 @@ use wasmtime::Store;
 
 use super::wit::{AfterRewrite, BeforeOutcome, CompactingOutcome, SamplingParams};
 use crate::bindings::CallContext;
-use crate::bindings::hooks::Guest;
+use crate::bindings::guest::HooksGuest;
 use crate::error::{CallError, classify};
 use crate::runtime::{Plugin, PluginHost, call_context};
 use crate::state::{CallScope, StoreState};
@@ -14,7 +14,7 @@ use crate::state::{CallScope, StoreState};
 /// One instantiated hook plugin, good for exactly one call.
 pub(super) struct HookInstance {
     /// The `hooks` export.
-    pub guest: Guest,
+    pub guest: HooksGuest,
     /// The call's own store.
     pub store: Store<StoreState>,
     /// The context the guest sees.

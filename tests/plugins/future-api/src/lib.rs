@@ -1,4 +1,4 @@
-//! A tool plugin built against `ward:plugin@0.2.0`.
+//! A tool plugin built against `ward:plugin@0.9.0`.
 
 #![allow(
     missing_docs,
@@ -7,7 +7,7 @@
 
 wit_bindgen::generate!({
     inline: r#"
-        package ward:plugin@0.2.0;
+        package ward:plugin@0.9.0;
         interface host {
             log: func(message: string);
         }

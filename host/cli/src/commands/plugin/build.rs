@@ -21,7 +21,9 @@ pub const PREVIEW2_SHIM: &str = "0.25.0";
 /// The componentize-py release Ward's Python plugins are built and tested with.
 pub const COMPONENTIZE_PY: &str = "0.25.1";
 
-const WIT: &str = include_str!("../../../../../wit/ward-plugin.wit");
+/// The contract JavaScript and Python plugins without their own `wit/` are built
+/// against: `ward:plugin@0.1.0`, which their SDK helpers are written for.
+const WIT: &str = include_str!("../../../../../wit/since_v0.1.0/ward-plugin.wit");
 const WARD_JS: &str = include_str!("../../../../../sdk/js/ward.js");
 const WARD_SDK_PY: &str = include_str!("../../../../../sdk/python/ward_sdk.py");
 

@@ -3,8 +3,9 @@
 //!
 //! The WIT contract (and for Rust the SDK, in `vendor/`) is written into the new
 //! directory from copies compiled into this binary, so the scaffold always matches the
-//! API version of the Ward that made it. JavaScript and Python plugins get the SDK
-//! helper from `ward plugin build`, and pin their componentize tool.
+//! API version of the Ward that made it: `ward:plugin@0.2.0` for Rust (the SDK's own
+//! WIT, inside the vendored crate), 0.1.0 for JavaScript and Python, whose SDK helpers
+//! (from `ward plugin build`) are written for it. They pin their componentize tool.
 
 use std::path::{Path, PathBuf};
 
@@ -16,7 +17,14 @@ const SDK_HOST: &str = include_str!("../../../../../sdk/rust/src/host_api.rs");
 const SDK_HOOKS: &str = include_str!("../../../../../sdk/rust/src/hooks.rs");
 const SDK_AGENTS: &str = include_str!("../../../../../sdk/rust/src/agents.rs");
 const SDK_SKILLS: &str = include_str!("../../../../../sdk/rust/src/skills.rs");
-const WIT: &str = include_str!("../../../../../wit/ward-plugin.wit");
+/// The contract the Rust SDK builds for, `ward:plugin@0.2.0`.
+const SDK_WIT: &str = include_str!("../../../../../sdk/rust/wit/ward-plugin.wit");
+/// The API version of [`SDK_WIT`].
+const SDK_API: &str = "0.2.0";
+/// The contract the JavaScript and Python helpers are written for, `ward:plugin@0.1.0`.
+const WIT: &str = include_str!("../../../../../wit/since_v0.1.0/ward-plugin.wit");
+/// The API version of [`WIT`].
+const WIT_API: &str = "0.1.0";
 
 /// Versions the vendored SDK is known to build with (those of this workspace).
 const SDK_MANIFEST: &str = r#"[package]
@@ -70,7 +78,7 @@ pub fn new_rust(parent: &Path, name: &str) -> Result<PathBuf> {
         ("Cargo.toml", cargo_toml(name)),
         (
             "plugin.toml",
-            plugin_toml(name, &format!("{crate_name}.wasm"), 64),
+            plugin_toml(name, SDK_API, &format!("{crate_name}.wasm"), 64),
         ),
         ("src/lib.rs", lib_rs(&tool_name)),
         (".gitignore", "target/\n".to_string()),
@@ -81,7 +89,7 @@ pub fn new_rust(parent: &Path, name: &str) -> Result<PathBuf> {
         ("vendor/sdk/rust/src/hooks.rs", SDK_HOOKS.to_string()),
         ("vendor/sdk/rust/src/agents.rs", SDK_AGENTS.to_string()),
         ("vendor/sdk/rust/src/skills.rs", SDK_SKILLS.to_string()),
-        ("vendor/wit/ward-plugin.wit", WIT.to_string()),
+        ("vendor/sdk/rust/wit/ward-plugin.wit", SDK_WIT.to_string()),
     ];
     write_files(&dir, files)?;
     Ok(dir)
@@ -92,7 +100,7 @@ pub fn new_js(parent: &Path, name: &str) -> Result<PathBuf> {
     let dir = plugin_dir(parent, name)?;
     let tool = name.replace('-', "_");
     let files: Vec<(&str, String)> = vec![
-        ("plugin.toml", plugin_toml(name, "tool.wasm", 128)),
+        ("plugin.toml", plugin_toml(name, WIT_API, "tool.wasm", 128)),
         ("tool.js", tool_js(&tool)),
         ("package.json", package_json(name)),
         (".gitignore", "node_modules/\n".to_string()),
@@ -107,7 +115,7 @@ pub fn new_python(parent: &Path, name: &str) -> Result<PathBuf> {
     let dir = plugin_dir(parent, name)?;
     let tool = name.replace('-', "_");
     let files: Vec<(&str, String)> = vec![
-        ("plugin.toml", plugin_toml(name, "tool.wasm", 128)),
+        ("plugin.toml", plugin_toml(name, WIT_API, "tool.wasm", 128)),
         ("app.py", app_py(&tool)),
         (
             "requirements.txt",
@@ -197,12 +205,12 @@ schemars = "1"
     )
 }
 
-fn plugin_toml(name: &str, component: &str, memory_mib: u32) -> String {
+fn plugin_toml(name: &str, api: &str, component: &str, memory_mib: u32) -> String {
     format!(
         r#"[plugin]
 name = "{name}"
 version = "0.1.0"
-api = "0.1.0"
+api = "{api}"
 description = "A Ward plugin"
 kinds = ["tool"]
 component = "{component}"
