@@ -28,3 +28,16 @@ if [ "$(sdk/python/.venv/bin/componentize-py --version 2>/dev/null)" != "compone
     python3 -m venv sdk/python/.venv
     sdk/python/.venv/bin/pip install --quiet --disable-pip-version-check -r sdk/python/requirements.txt
 fi
+
+# The third-party clients the end-to-end tests drive Ward with (the OpenCode SDK, …),
+# each pinned by its own lock in tests/clients/NAME, installed the same way.
+for client in tests/clients/*/; do
+    [ -f "$client/package-lock.json" ] || continue
+    stamp="$client/node_modules/.ward-lock.sha256"
+    want=$(sha256sum "$client/package-lock.json" | cut -d' ' -f1)
+    if [ "$(cat "$stamp" 2>/dev/null)" != "$want" ]; then
+        echo "installing the test client $client" >&2
+        (cd "$client" && npm install --no-save --no-audit --no-fund --loglevel=error)
+        echo "$want" > "$stamp"
+    fi
+done

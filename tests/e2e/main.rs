@@ -20,6 +20,7 @@ mod polyglot;
 mod run;
 mod scripted_llm;
 mod security;
+mod serve;
 mod session;
 mod signatures;
 mod skills;

@@ -27,6 +27,8 @@ struct Cli {
 enum Command {
     /// Run one prompt through the agent loop.
     Run(commands::run::RunArgs),
+    /// Serve the project over HTTP: OpenCode's API, an event stream, a web page.
+    Serve(commands::serve::ServeArgs),
     /// Inspect stored sessions.
     Session {
         #[command(subcommand)]
@@ -98,6 +100,7 @@ fn main() -> ExitCode {
     let result = runtime.block_on(async {
         match cli.command {
             Some(Command::Run(args)) => commands::run::run(args).await,
+            Some(Command::Serve(args)) => commands::serve::run(args).await,
             Some(Command::Session { command }) => commands::session::run(command).await,
             Some(Command::Tool { command }) => commands::tool::run(command).await,
             Some(Command::Plugin { command }) => commands::plugin::run(command).await,

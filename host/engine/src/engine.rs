@@ -86,7 +86,7 @@ pub struct PendingPrompt {
 /// An opened project. Cheap to clone: clones share everything.
 #[derive(Clone)]
 pub struct Engine {
-    shared: Arc<Shared>,
+    pub(crate) shared: Arc<Shared>,
 }
 
 /// What the engine's clones, runners and subagents share.

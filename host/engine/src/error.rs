@@ -62,6 +62,25 @@ impl EngineError {
     pub fn is_abort(&self) -> bool {
         matches!(self, EngineError::Loop(LoopError::Aborted))
     }
+
+    /// Whether what was asked for does not exist: an unknown session, message or
+    /// permission ask.
+    pub fn is_not_found(&self) -> bool {
+        matches!(
+            self,
+            EngineError::Session {
+                source: ward_store::StoreError::NotFound { .. },
+                ..
+            } | EngineError::Store(ward_store::StoreError::NotFound { .. })
+                | EngineError::Permission(ward_permission::PermissionError::UnknownRequest { .. })
+        )
+    }
+
+    /// Whether the request itself is wrong (an unknown or sub- agent, a model that
+    /// does not resolve or has no key), as opposed to a failure while running it.
+    pub fn is_bad_request(&self) -> bool {
+        matches!(self, EngineError::Agent(_) | EngineError::Model(_))
+    }
 }
 
 /// Why a model reference cannot be called.

@@ -23,6 +23,7 @@ pub mod paths;
 mod plugins;
 mod runners;
 pub mod sandbox;
+mod sessions;
 pub mod slash;
 mod subagents;
 pub mod workspace;

@@ -7,6 +7,7 @@ pub mod models;
 pub mod permission;
 pub mod plugin;
 pub mod run;
+pub mod serve;
 pub mod session;
 pub mod skill;
 pub mod tool;

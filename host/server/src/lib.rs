@@ -1,0 +1,224 @@
+//! `ward serve`: the engine over HTTP, for OpenCode's clients and Ward's web page.
+//!
+//! The routes, field names and event shapes are OpenCode's server's for what Ward
+//! shares with it (sessions, messages, prompts, aborts, permission replies, agents,
+//! commands, providers, the event stream), so `@opencode-ai/sdk` works unchanged;
+//! the OpenAPI document at `/doc` is generated from the handlers' types.
+//!
+//! The crate is split by job: [`guard`] (token, Host and Origin checks), [`stream`]
+//! (the numbered event log and SSE), [`wire`] (the JSON shapes), [`routes`] (the
+//! handlers), [`body`] (reading JSON bodies), [`web`] (the page) and [`token`]
+//! (making and storing the token). Everything runs through one
+//! [`ward_engine::Engine`]; nothing here runs a loop of its own.
+
+pub mod body;
+pub mod error;
+pub mod guard;
+mod openapi;
+pub mod routes;
+pub mod stream;
+pub mod token;
+pub mod web;
+pub mod wire;
+
+use std::future::Future;
+use std::net::SocketAddr;
+use std::ops::Deref;
+use std::path::PathBuf;
+use std::sync::Arc;
+
+use ward_engine::Engine;
+
+pub use openapi::document;
+
+/// Ward's version, as `/global/health` and sessions report it.
+pub const VERSION: &str = env!("CARGO_PKG_VERSION");
+
+/// How to serve.
+#[derive(Clone, Debug)]
+pub struct ServeOptions {
+    /// The address to bind (default `127.0.0.1`).
+    pub hostname: String,
+    /// The port (0: any free one).
+    pub port: u16,
+    /// Origins allowed to call the API from a browser (`*`: any).
+    pub cors: Vec<String>,
+    /// The token clients must send; `None`: a random one per start. Required to
+    /// bind anything but loopback.
+    pub token: Option<String>,
+    /// Events kept for reconnecting clients.
+    pub replay_events: usize,
+    /// Bytes of events kept for reconnecting clients.
+    pub replay_bytes: usize,
+}
+
+impl Default for ServeOptions {
+    fn default() -> Self {
+        ServeOptions {
+            hostname: "127.0.0.1".to_string(),
+            port: 4096,
+            cors: Vec::new(),
+            token: None,
+            replay_events: stream::DEFAULT_REPLAY_EVENTS,
+            replay_bytes: stream::DEFAULT_REPLAY_BYTES,
+        }
+    }
+}
+
+/// Why the server did not start or stopped.
+#[derive(Debug, thiserror::Error)]
+pub enum ServerError {
+    /// A non-loopback address without a token of one's own.
+    #[error(
+        "refusing to serve on {hostname} without a token: anyone who can reach it could \
+         run commands here; set WARD_SERVER_TOKEN (or bind 127.0.0.1)"
+    )]
+    TokenRequired {
+        /// The address asked for.
+        hostname: String,
+    },
+    /// The token given is too short to resist guessing.
+    #[error("the server token must be at least {min} characters")]
+    WeakToken {
+        /// The least length.
+        min: usize,
+    },
+    /// The address could not be bound.
+    #[error("cannot listen on {address}: {source}")]
+    Bind {
+        /// `host:port`.
+        address: String,
+        /// Why.
+        source: std::io::Error,
+    },
+    /// The token file could not be written.
+    #[error("{}: {source}", path.display())]
+    TokenFile {
+        /// The file.
+        path: PathBuf,
+        /// Why.
+        source: std::io::Error,
+    },
+    /// The server failed while running.
+    #[error("serving: {0}")]
+    Serve(std::io::Error),
+}
+
+/// Where the server listens, once it does.
+#[derive(Clone, Debug)]
+pub struct Ready {
+    /// `http://host:port`.
+    pub url: String,
+    /// The address bound.
+    pub address: SocketAddr,
+    /// The token clients send.
+    pub token: String,
+    /// The file the token was written to (mode 0600).
+    pub token_file: PathBuf,
+}
+
+impl Ready {
+    /// The web page's address, with the token after `#` (never sent to the server,
+    /// never in a cookie).
+    pub fn page_url(&self) -> String {
+        format!("{}/#token={}", self.url, self.token)
+    }
+}
+
+/// What the handlers share.
+#[derive(Clone)]
+pub struct App(Arc<AppInner>);
+
+/// The engine, the event log and the project root.
+pub struct AppInner {
+    /// The engine every request goes through.
+    pub engine: Engine,
+    /// The numbered events.
+    pub log: Arc<stream::EventLog>,
+    /// The project's root directory.
+    pub root: String,
+}
+
+impl Deref for App {
+    type Target = AppInner;
+    fn deref(&self) -> &AppInner {
+        &self.0
+    }
+}
+
+/// Serves `engine` until `shutdown` completes; `ready` is called once the address
+/// is bound and the token written.
+pub async fn serve(
+    engine: Engine,
+    options: ServeOptions,
+    ready: impl FnOnce(&Ready),
+    shutdown: impl Future<Output = ()> + Send + 'static,
+) -> Result<(), ServerError> {
+    let loopback = guard::is_loopback(&options.hostname);
+    if !loopback && options.token.is_none() {
+        return Err(ServerError::TokenRequired {
+            hostname: options.hostname,
+        });
+    }
+    let token = match options.token {
+        Some(token) if token.len() < token::MIN_LEN => {
+            return Err(ServerError::WeakToken {
+                min: token::MIN_LEN,
+            });
+        }
+        Some(token) => token,
+        None => token::random(),
+    };
+    let address = format!("{}:{}", bracket(&options.hostname), options.port);
+    let listener = tokio::net::TcpListener::bind(&address)
+        .await
+        .map_err(|source| ServerError::Bind {
+            address: address.clone(),
+            source,
+        })?;
+    let bound = listener.local_addr().map_err(ServerError::Serve)?;
+    let token_file = token::write(&engine.workspace().data_dir, &token)?;
+    let root = engine
+        .workspace()
+        .config
+        .project_root
+        .to_string_lossy()
+        .to_string();
+    let log = Arc::new(stream::EventLog::new(
+        options.replay_events,
+        options.replay_bytes,
+    ));
+    let recorder = tokio::spawn(stream::record(
+        engine.subscribe(),
+        log.clone(),
+        root.clone(),
+    ));
+    let guard = Arc::new(guard::Guard::new(
+        &options.hostname,
+        bound.port(),
+        token.clone(),
+        options.cors,
+    ));
+    let app = App(Arc::new(AppInner { engine, log, root }));
+    let router = openapi::router(app, guard);
+    ready(&Ready {
+        url: format!("http://{}:{}", bracket(&options.hostname), bound.port()),
+        address: bound,
+        token,
+        token_file,
+    });
+    let served = axum::serve(listener, router)
+        .with_graceful_shutdown(shutdown)
+        .await
+        .map_err(ServerError::Serve);
+    recorder.abort();
+    served
+}
+
+fn bracket(hostname: &str) -> String {
+    if hostname.contains(':') && !hostname.starts_with('[') {
+        format!("[{hostname}]")
+    } else {
+        hostname.to_string()
+    }
+}

@@ -1,0 +1,8 @@
+//! The handlers, one module per resource; each declares its route and its schemas
+//! with `#[utoipa::path]`, from which the OpenAPI document is made.
+
+pub mod app;
+pub mod events;
+pub mod messages;
+pub mod permissions;
+pub mod sessions;

@@ -1,0 +1,113 @@
+//! The server's token: random per start (or given), written where local clients
+//! can find it and no other user can read it.
+
+use std::io::Write;
+use std::path::{Path, PathBuf};
+
+use crate::ServerError;
+
+/// The shortest token accepted from `WARD_SERVER_TOKEN`.
+pub const MIN_LEN: usize = 16;
+
+/// 32 random bytes as 64 hex digits.
+pub fn random() -> String {
+    let mut bytes = [0u8; 32];
+    // The OS's generator; if it fails there is no safe token to make, and an
+    // all-zero one must never be used: fall back to a hash of what differs per start.
+    if getrandom::fill(&mut bytes).is_err() {
+        use sha2::{Digest, Sha256};
+        let seed = format!(
+            "{:?}{}{:?}",
+            std::time::SystemTime::now(),
+            std::process::id(),
+            std::thread::current().id()
+        );
+        bytes.copy_from_slice(&Sha256::digest(seed.as_bytes()));
+    }
+    hex::encode(bytes)
+}
+
+/// Writes `token` to `<data_dir>/server/token`, readable by the owner only (the
+/// directory too); returns the file.
+pub fn write(data_dir: &Path, token: &str) -> Result<PathBuf, ServerError> {
+    let dir = data_dir.join("server");
+    let err = |path: &Path| {
+        let path = path.to_path_buf();
+        move |source| ServerError::TokenFile { path, source }
+    };
+    create_private_dir(&dir).map_err(err(&dir))?;
+    let path = dir.join("token");
+    // A new file each time: one left by an older run (or put there by someone else)
+    // may have other permissions, and `mode` applies only when a file is created.
+    match std::fs::remove_file(&path) {
+        Ok(()) => {}
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
+        Err(e) => return Err(err(&path)(e)),
+    }
+    let mut file = private_file(&path).map_err(err(&path))?;
+    file.write_all(token.as_bytes()).map_err(err(&path))?;
+    Ok(path)
+}
+
+#[cfg(unix)]
+fn create_private_dir(dir: &Path) -> std::io::Result<()> {
+    use std::os::unix::fs::{DirBuilderExt, PermissionsExt};
+    std::fs::DirBuilder::new()
+        .recursive(true)
+        .mode(0o700)
+        .create(dir)?;
+    std::fs::set_permissions(dir, std::fs::Permissions::from_mode(0o700))
+}
+
+#[cfg(not(unix))]
+fn create_private_dir(dir: &Path) -> std::io::Result<()> {
+    std::fs::create_dir_all(dir)
+}
+
+#[cfg(unix)]
+fn private_file(path: &Path) -> std::io::Result<std::fs::File> {
+    use std::os::unix::fs::OpenOptionsExt;
+    std::fs::OpenOptions::new()
+        .write(true)
+        .create_new(true)
+        .mode(0o600)
+        .open(path)
+}
+
+#[cfg(not(unix))]
+fn private_file(path: &Path) -> std::io::Result<std::fs::File> {
+    std::fs::OpenOptions::new()
+        .write(true)
+        .create_new(true)
+        .open(path)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn tokens_are_long_and_differ() {
+        let (a, b) = (random(), random());
+        assert_eq!(a.len(), 64);
+        assert_ne!(a, b);
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn the_token_file_is_the_owners_alone() {
+        use std::os::unix::fs::PermissionsExt;
+        let dir = std::env::temp_dir().join(format!("ward-token-{}", random()));
+        let path = write(&dir, "abc").unwrap();
+        assert_eq!(std::fs::read_to_string(&path).unwrap(), "abc");
+        let mode = |p: &Path| std::fs::metadata(p).unwrap().permissions().mode() & 0o777;
+        assert_eq!(mode(&path), 0o600);
+        assert_eq!(mode(path.parent().unwrap()), 0o700);
+        // A second start replaces it, still private.
+        std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o644)).unwrap();
+        let path = write(&dir, "def").unwrap();
+        assert_eq!(std::fs::read_to_string(&path).unwrap(), "def");
+        assert_eq!(mode(&path), 0o600);
+        std::fs::remove_dir_all(dir).unwrap();
+    }
+}

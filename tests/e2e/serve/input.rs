@@ -1,0 +1,133 @@
+//! Careless and malformed requests: each gets a 4xx naming what is wrong and
+//! where, none stops the server or touches a session.
+
+use serde_json::{Value, json};
+use ward_tests::llm::Turn;
+
+use super::{Served, project_asking_for_reads};
+
+fn message(body: &str) -> String {
+    let v: Value = serde_json::from_str(body).unwrap_or_else(|e| panic!("{e}: {body}"));
+    v["data"]["message"]
+        .as_str()
+        .expect("an error message")
+        .to_string()
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn bad_requests_get_a_clear_error_and_the_server_goes_on() {
+    let (p, llm) = project_asking_for_reads("serve-input", vec![Turn::text("FINE")]).await;
+    let served = Served::start(&p, &[], &[]).await;
+    let (status, body) = served.call("POST", "/session", Some("{}")).await;
+    assert_eq!(status, 200, "{body}");
+    let session: Value = serde_json::from_str(&body).expect("json");
+    let id = session["id"].as_str().expect("id");
+    let prompt = format!("/session/{id}/message");
+
+    // JSON that does not fit names the field.
+    for (body, field) in [
+        (r#"{"parts":[{"type":"text"}]}"#, "parts[0]"),
+        (r#"{"parts":[{"type":"video","url":"x"}]}"#, "parts[0]"),
+        (r#"{"parts":5}"#, "parts"),
+        (r#"{"parts":[],"bogus":1}"#, "bogus"),
+        (r#"{}"#, "parts"),
+        (
+            r#"{"parts":[{"type":"text","text":"hi"}],"model":{"providerID":1}}"#,
+            "model",
+        ),
+        (
+            r#"{"parts":[{"type":"text","text":"hi"}],"noReply":true}"#,
+            "noReply",
+        ),
+        (
+            r#"{"parts":[{"type":"text","text":"hi"}],"agent":"nobody"}"#,
+            "agent",
+        ),
+        (r#"{"parts":[{"type":"text","text":"   "}]}"#, "parts"),
+        (
+            r#"{"parts":[{"type":"file","mime":"image/png","url":"data:x"}]}"#,
+            "parts[0]",
+        ),
+    ] {
+        let (status, answer) = served.call("POST", &prompt, Some(body)).await;
+        assert_eq!(status, 400, "{body} → {answer}");
+        let said = message(&answer);
+        assert!(said.contains(field), "{body}: {said:?} should name {field}");
+    }
+    // Not JSON at all.
+    let (status, answer) = served.call("POST", &prompt, Some("{parts: [")).await;
+    assert_eq!(status, 400, "{answer}");
+    assert!(message(&answer).contains("request body"));
+    let (status, _) = served
+        .call("PATCH", &format!("/session/{id}"), Some(r#"{"title": 7}"#))
+        .await;
+    assert_eq!(status, 400);
+    let (status, answer) = served
+        .call(
+            "POST",
+            "/permission/per_nope/reply",
+            Some(r#"{"reply":"sometimes"}"#),
+        )
+        .await;
+    assert_eq!(status, 400, "{answer}");
+    assert!(message(&answer).contains("reply"));
+    let (status, _) = served
+        .raw(
+            "GET",
+            "/event",
+            &[
+                &format!("Authorization: Bearer {}", served.token),
+                "Last-Event-ID: yesterday",
+            ],
+            None,
+        )
+        .await;
+    assert_eq!(status, 400);
+
+    // Unknown ids are 404s.
+    for (method, path, body) in [
+        ("GET", "/session/ses_nope".to_string(), None),
+        ("DELETE", "/session/ses_nope".to_string(), None),
+        ("GET", "/session/ses_nope/message".to_string(), None),
+        ("GET", "/session/ses_nope/children".to_string(), None),
+        ("GET", "/session/ses_nope/todo".to_string(), None),
+        ("POST", "/session/ses_nope/abort".to_string(), None),
+        ("GET", format!("/session/{id}/message/msg_nope"), None),
+        (
+            "POST",
+            "/session/ses_nope/message".to_string(),
+            Some(r#"{"parts":[{"type":"text","text":"hi"}]}"#),
+        ),
+        (
+            "POST",
+            "/permission/per_nope/reply".to_string(),
+            Some(r#"{"reply":"once"}"#),
+        ),
+        (
+            "POST",
+            format!("/session/{id}/permissions/per_nope"),
+            Some(r#"{"response":"once"}"#),
+        ),
+    ] {
+        let (status, answer) = served.call(method, &path, body).await;
+        assert_eq!(status, 404, "{method} {path}: {answer}");
+        assert_eq!(
+            serde_json::from_str::<Value>(&answer).expect("json")["name"],
+            "NotFoundError"
+        );
+    }
+
+    // None of it reached the model, and the session still works.
+    assert!(llm.requests().is_empty());
+    let (status, answer) = served
+        .call(
+            "POST",
+            &prompt,
+            Some(&json!({ "parts": [{ "type": "text", "text": "hi" }] }).to_string()),
+        )
+        .await;
+    assert_eq!(status, 200, "{answer}");
+    assert!(answer.contains("FINE"));
+    let (status, _) = served.call("GET", "/doc", None).await;
+    assert_eq!(status, 200);
+}

@@ -1,0 +1,182 @@
+//! `ward serve` driven over real HTTP: by the official OpenCode SDK from npm
+//! ([`sdk`]), by hostile and careless clients ([`guard`], [`input`]), and by an SSE
+//! client that reconnects mid-run ([`stream`]), and through the web page in a real
+//! headless Chromium ([`browser`]).
+
+mod browser;
+mod guard;
+mod input;
+mod sdk;
+mod stream;
+mod webdriver;
+
+use std::process::Stdio;
+use std::time::Duration;
+
+use tokio::io::{AsyncBufReadExt, AsyncReadExt, AsyncWriteExt, BufReader};
+use tokio::process::{Child, ChildStdout};
+use ward_tests::Project;
+
+/// A `ward serve` process on an ephemeral loopback port; killed on drop.
+pub struct Served {
+    /// Killed on drop.
+    _child: Child,
+    /// Held so the server's later lines have somewhere to go.
+    _stdout: BufReader<ChildStdout>,
+    /// `http://127.0.0.1:PORT`.
+    pub url: String,
+    /// The port.
+    pub port: u16,
+    /// The token it printed.
+    pub token: String,
+    /// The token file it named.
+    pub token_file: String,
+}
+
+impl Served {
+    /// Starts `ward serve --port 0 ARGS` in `p` with `env`, and waits for it to say
+    /// where it listens.
+    pub async fn start(p: &Project, args: &[&str], env: &[(&str, &str)]) -> Served {
+        let mut cmd = tokio::process::Command::from(p.ward());
+        cmd.args(["serve", "--port", "0"])
+            .args(args)
+            .env_remove("WARD_SERVER_TOKEN")
+            .stdout(Stdio::piped())
+            .stderr(Stdio::inherit())
+            .kill_on_drop(true);
+        for (k, v) in env {
+            cmd.env(k, v);
+        }
+        let mut child = cmd.spawn().expect("spawn ward serve");
+        let mut stdout = BufReader::new(child.stdout.take().expect("stdout"));
+        let (mut url, mut token, mut token_file) = (None, None, None);
+        let read = async {
+            let mut line = String::new();
+            while url.is_none() || token.is_none() {
+                line.clear();
+                if stdout.read_line(&mut line).await.expect("read stdout") == 0 {
+                    panic!("ward serve exited before listening");
+                }
+                if let Some(u) = line.trim().strip_prefix("ward serve: listening on ") {
+                    url = Some(u.to_string());
+                }
+                if let Some(rest) = line.trim().strip_prefix("token: ") {
+                    let (t, file) = rest.split_once(" (in ").expect("token line names its file");
+                    token = Some(t.to_string());
+                    token_file = Some(file.trim_end_matches(')').to_string());
+                }
+            }
+        };
+        tokio::time::timeout(Duration::from_secs(60), read)
+            .await
+            .expect("ward serve listens within 60 s");
+        let url = url.expect("url");
+        let port = url
+            .rsplit(':')
+            .next()
+            .and_then(|p| p.parse().ok())
+            .expect("port");
+        Served {
+            _child: child,
+            _stdout: stdout,
+            url,
+            port,
+            token: token.expect("token"),
+            token_file: token_file.expect("token file"),
+        }
+    }
+
+    /// `METHOD path` with the token and a JSON `body`; returns the status and body.
+    pub async fn call(&self, method: &str, path: &str, body: Option<&str>) -> (u16, String) {
+        let mut headers = vec![format!("Authorization: Bearer {}", self.token)];
+        if body.is_some() {
+            headers.push("Content-Type: application/json".into());
+        }
+        let headers: Vec<&str> = headers.iter().map(String::as_str).collect();
+        self.raw(method, path, &headers, body).await
+    }
+
+    /// `METHOD path` with exactly `headers` (and `Host: 127.0.0.1:PORT` unless one is
+    /// given), over a plain socket so nothing is added or fixed on the way.
+    pub async fn raw(
+        &self,
+        method: &str,
+        path: &str,
+        headers: &[&str],
+        body: Option<&str>,
+    ) -> (u16, String) {
+        let mut sock = tokio::net::TcpStream::connect(("127.0.0.1", self.port))
+            .await
+            .expect("connect");
+        let mut request = format!("{method} {path} HTTP/1.1\r\nConnection: close\r\n");
+        if !headers
+            .iter()
+            .any(|h| h.to_ascii_lowercase().starts_with("host:"))
+        {
+            request.push_str(&format!("Host: 127.0.0.1:{}\r\n", self.port));
+        }
+        for h in headers {
+            request.push_str(h);
+            request.push_str("\r\n");
+        }
+        let body = body.unwrap_or("");
+        request.push_str(&format!("Content-Length: {}\r\n\r\n{body}", body.len()));
+        sock.write_all(request.as_bytes()).await.expect("send");
+        let mut response = Vec::new();
+        tokio::time::timeout(Duration::from_secs(30), sock.read_to_end(&mut response))
+            .await
+            .expect("an answer within 30 s")
+            .expect("read");
+        let text = String::from_utf8_lossy(&response).to_string();
+        let status = text
+            .split(' ')
+            .nth(1)
+            .and_then(|s| s.parse().ok())
+            .unwrap_or_else(|| panic!("no status line in {text:?}"));
+        let body = text.split_once("\r\n\r\n").map(|(_, b)| b).unwrap_or("");
+        (status, dechunk(&text, body))
+    }
+}
+
+/// The body of a response, chunked transfer-encoding undone.
+fn dechunk(response: &str, body: &str) -> String {
+    let head = response
+        .split("\r\n\r\n")
+        .next()
+        .unwrap_or("")
+        .to_ascii_lowercase();
+    if !head.contains("transfer-encoding: chunked") {
+        return body.to_string();
+    }
+    let mut out = String::new();
+    let mut rest = body;
+    while let Some((size, after)) = rest.split_once("\r\n") {
+        let Ok(n) = usize::from_str_radix(size.trim(), 16) else {
+            break;
+        };
+        if n == 0 || after.len() < n {
+            break;
+        }
+        out.push_str(&after[..n]);
+        rest = after[n..].trim_start_matches("\r\n");
+    }
+    out
+}
+
+/// A project whose `read` calls the rules ask about, with `a.txt`, and the scripted
+/// model server configured.
+pub async fn project_asking_for_reads(
+    name: &str,
+    turns: Vec<ward_tests::llm::Turn>,
+) -> (Project, ward_tests::llm::ScriptedLlm) {
+    let p = Project::new(name);
+    p.write("a.txt", "alpha\n");
+    let llm = ward_tests::llm::ScriptedLlm::start(turns).await;
+    llm.configure(&p, "openai-compatible");
+    let toml = p.read("ward.toml");
+    p.write(
+        "ward.toml",
+        &format!("{toml}[permission]\nread = \"ask\"\n"),
+    );
+    (p, llm)
+}

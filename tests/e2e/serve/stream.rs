@@ -1,0 +1,175 @@
+//! The event stream across a reconnect: a client that drops mid-run and comes back
+//! with `Last-Event-ID` sees every event exactly once, in the order a client that
+//! never dropped saw them; one that comes back too late is told so.
+
+use std::time::Duration;
+
+use futures_util::StreamExt;
+use serde_json::{Value, json};
+use ward_tests::llm::Turn;
+
+use super::{Served, project_asking_for_reads};
+
+/// An SSE connection: its events as `(id, JSON)`, read as they come.
+struct Sse {
+    body: std::pin::Pin<Box<dyn futures_util::Stream<Item = reqwest::Result<bytes::Bytes>> + Send>>,
+    buffer: String,
+}
+
+impl Sse {
+    async fn open(served: &Served, last: Option<u64>) -> Sse {
+        let mut request = reqwest::Client::new()
+            .get(format!("{}/event", served.url))
+            .bearer_auth(&served.token);
+        if let Some(id) = last {
+            request = request.header("Last-Event-ID", id.to_string());
+        }
+        let response = request.send().await.expect("connect");
+        assert_eq!(response.status(), 200);
+        Sse {
+            body: Box::pin(response.bytes_stream()),
+            buffer: String::new(),
+        }
+    }
+
+    /// The next event: `(id if it has one, JSON)`.
+    async fn next(&mut self) -> (Option<u64>, Value) {
+        loop {
+            if let Some(end) = self.buffer.find("\n\n") {
+                let block: String = self.buffer.drain(..end + 2).collect();
+                let mut id = None;
+                let mut data = String::new();
+                for line in block.lines() {
+                    if let Some(v) = line.strip_prefix("id:") {
+                        id = v.trim().parse().ok();
+                    } else if let Some(v) = line.strip_prefix("data:") {
+                        data.push_str(v.trim_start());
+                    }
+                }
+                if data.is_empty() {
+                    continue; // a keep-alive comment
+                }
+                return (id, serde_json::from_str(&data).expect("event JSON"));
+            }
+            let chunk = tokio::time::timeout(Duration::from_secs(30), self.body.next())
+                .await
+                .expect("an event within 30 s")
+                .expect("the stream is open")
+                .expect("a chunk");
+            self.buffer.push_str(&String::from_utf8_lossy(&chunk));
+        }
+    }
+
+    /// Events until `session` goes idle (that one included).
+    async fn until_idle(&mut self, session: &str) -> Vec<(u64, Value)> {
+        let mut out = Vec::new();
+        loop {
+            let (id, event) = self.next().await;
+            let done =
+                event["type"] == "session.idle" && event["properties"]["sessionID"] == session;
+            if let Some(id) = id {
+                out.push((id, event));
+            }
+            if done {
+                return out;
+            }
+        }
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_client_that_reconnects_with_last_event_id_sees_every_event_once() {
+    let text = "word ".repeat(200);
+    let (p, _llm) = project_asking_for_reads("serve-replay", vec![Turn::text(&text)]).await;
+    let served = Served::start(&p, &[], &[]).await;
+    // Both listen before anything happens, so both have everything to see.
+    let mut steady = Sse::open(&served, None).await;
+    let mut flaky = Sse::open(&served, None).await;
+    assert_eq!(steady.next().await.1["type"], "server.connected");
+    assert_eq!(flaky.next().await.1["type"], "server.connected");
+    let (_, body) = served.call("POST", "/session", Some("{}")).await;
+    let session: Value = serde_json::from_str(&body).expect("session");
+    let id = session["id"].as_str().expect("id").to_string();
+    let (status, _) = served
+        .call(
+            "POST",
+            &format!("/session/{id}/prompt_async"),
+            Some(&json!({ "parts": [{ "type": "text", "text": "talk" }] }).to_string()),
+        )
+        .await;
+    assert_eq!(status, 204);
+
+    // The flaky client reads a few events, drops, and reconnects where it left off.
+    let mut seen = Vec::new();
+    while seen.len() < 5 {
+        if let (Some(n), event) = flaky.next().await {
+            seen.push((n, event));
+        }
+    }
+    let last = seen.last().map(|(n, _)| *n);
+    drop(flaky);
+    tokio::time::sleep(Duration::from_millis(200)).await;
+    let mut again = Sse::open(&served, last).await;
+    assert_eq!(again.next().await.1["type"], "server.connected");
+    seen.extend(again.until_idle(&id).await);
+    let all = steady.until_idle(&id).await;
+
+    let ids: Vec<u64> = seen.iter().map(|(n, _)| *n).collect();
+    let want: Vec<u64> = all.iter().map(|(n, _)| *n).collect();
+    assert_eq!(ids, want, "the same events, each once, in order");
+    assert!(
+        ids.windows(2).all(|w| w[1] == w[0] + 1),
+        "consecutive ids: {ids:?}"
+    );
+    assert_eq!(
+        seen.iter().map(|(_, e)| e.clone()).collect::<Vec<_>>(),
+        all.iter().map(|(_, e)| e.clone()).collect::<Vec<_>>()
+    );
+    let deltas: String = all
+        .iter()
+        .filter(|(_, e)| e["type"] == "message.part.delta")
+        .filter_map(|(_, e)| e["properties"]["delta"].as_str())
+        .collect();
+    assert_eq!(deltas.trim(), text.trim(), "the deltas add up to the text");
+
+    // From before the first event: the buffer still holds all of it.
+    let mut from_start = Sse::open(&served, Some(0)).await;
+    assert_eq!(from_start.next().await.1["type"], "server.connected");
+    let (first, _) = from_start.next().await;
+    assert_eq!(first, Some(1));
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_client_back_after_the_buffer_moved_on_is_told_it_lagged() {
+    let (p, _llm) = project_asking_for_reads(
+        "serve-lagged",
+        vec![Turn::text(&"many small words ".repeat(100))],
+    )
+    .await;
+    let served = Served::start(&p, &["--replay-events", "4"], &[]).await;
+    let (_, body) = served.call("POST", "/session", Some("{}")).await;
+    let session: Value = serde_json::from_str(&body).expect("session");
+    let id = session["id"].as_str().expect("id").to_string();
+    // A synchronous prompt: when it answers, the run's events are all recorded.
+    let (status, answer) = served
+        .call(
+            "POST",
+            &format!("/session/{id}/message"),
+            Some(&json!({ "parts": [{ "type": "text", "text": "talk" }] }).to_string()),
+        )
+        .await;
+    assert_eq!(status, 200, "{answer}");
+    let mut late = Sse::open(&served, Some(1)).await;
+    assert_eq!(late.next().await.1["type"], "server.connected");
+    let (id_lag, lagged) = late.next().await;
+    assert_eq!(lagged["type"], "server.lagged", "{lagged}");
+    assert_eq!(id_lag, None);
+    let missed = lagged["properties"]["missed"].as_u64().expect("missed");
+    assert!(missed > 0);
+    // Then it gets what the buffer still holds (4 events), in order, up to the end.
+    let rest = late.until_idle(&id).await;
+    let ids: Vec<u64> = rest.iter().map(|(n, _)| *n).collect();
+    assert!(!ids.is_empty() && ids.len() <= 4, "{ids:?}");
+    assert!(ids.windows(2).all(|w| w[1] == w[0] + 1), "{ids:?}");
+    assert_eq!(ids[0], 2 + missed, "it resumes right after what it missed");
+}
