@@ -260,6 +260,6 @@ mod tests {
         for _ in 0..5 {
             log.push("abcd".to_string());
         }
-        assert_eq!(ids(log.read(2, 100)), vec![4, 5]);
+        assert_eq!(ids(log.read(3, 100)), vec![4, 5]);
     }
 }
