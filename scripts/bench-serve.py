@@ -61,7 +61,8 @@ class Stream(threading.Thread):
     def __init__(self, port):
         super().__init__(daemon=True)
         self.port, self.lock = port, threading.Lock()
-        self.first = {}      # session -> time of its first event
+        self.first = {}      # session -> time of its first event after its prompt was sent
+        self.sent = {}       # session -> time its prompt was sent
         self.parts = {}      # session -> {part id: part}
         self.idle = set()
         self.ids = []
@@ -92,7 +93,8 @@ class Stream(threading.Thread):
         if not session:
             return
         with self.lock:
-            self.first.setdefault(session, now)
+            if session in self.sent:
+                self.first.setdefault(session, now)
             parts = self.parts.setdefault(session, {})
             if ev["type"] == "message.part.updated":
                 parts[p["part"]["id"]] = p["part"]
@@ -135,9 +137,10 @@ def main():
         stream.start()
         stream.connected.wait(30)
         sessions = [request(port, "POST", "/session", {})["id"] for _ in range(args.sessions)]
-        sent = {}
+        sent = stream.sent
         def prompt(session):
-            sent[session] = time.perf_counter()
+            with stream.lock:
+                sent[session] = time.perf_counter()
             request(port, "POST", f"/session/{session}/prompt_async",
                     {"parts": [{"type": "text", "text": "read a.txt repeatedly"}]})
         start = time.perf_counter()
@@ -189,7 +192,11 @@ def main():
               f"{(after - before) / 1024:.1f} MiB ({(after - before) / 1000:.1f} KiB each)")
     finally:
         server.terminate()
-        server.wait(10)
+        try:
+            server.wait(10)
+        except subprocess.TimeoutExpired:
+            server.kill()
+            sys.exit("ward serve did not stop within 10 s of SIGTERM")
 
 
 main()

@@ -21,7 +21,7 @@ pub mod token;
 pub mod web;
 pub mod wire;
 
-use std::future::Future;
+use std::future::{Future, IntoFuture};
 use std::net::SocketAddr;
 use std::ops::Deref;
 use std::path::PathBuf;
@@ -199,6 +199,7 @@ pub async fn serve(
         token.clone(),
         options.cors,
     ));
+    let log_for_shutdown = log.clone();
     let app = App(Arc::new(AppInner { engine, log, root }));
     let router = openapi::router(app, guard);
     ready(&Ready {
@@ -207,13 +208,31 @@ pub async fn serve(
         token,
         token_file,
     });
-    let served = axum::serve(listener, router)
-        .with_graceful_shutdown(shutdown)
-        .await
-        .map_err(ServerError::Serve);
+    // On shutdown the event streams end, then open requests get SHUTDOWN_GRACE to
+    // finish (a synchronous prompt may wait on a long loop): the process exits
+    // either way.
+    let (stopping, mut stopped) = tokio::sync::watch::channel(false);
+    let closing = log_for_shutdown;
+    let signal = async move {
+        shutdown.await;
+        closing.close();
+        let _ = stopping.send(true);
+    };
+    let grace = async move {
+        let _ = stopped.wait_for(|stop| *stop).await;
+        tokio::time::sleep(SHUTDOWN_GRACE).await;
+    };
+    let server = axum::serve(listener, router).with_graceful_shutdown(signal);
+    let served = tokio::select! {
+        served = server.into_future() => served.map_err(ServerError::Serve),
+        () = grace => Ok(()),
+    };
     recorder.abort();
     served
 }
+
+/// How long open requests may take to finish once the server is told to stop.
+pub const SHUTDOWN_GRACE: std::time::Duration = std::time::Duration::from_secs(3);
 
 fn bracket(hostname: &str) -> String {
     if hostname.contains(':') && !hostname.starts_with('[') {

@@ -28,6 +28,8 @@ pub const DEFAULT_REPLAY_BYTES: usize = 64 * 1024 * 1024;
 /// The numbered events still in the buffer.
 pub struct EventLog {
     ring: Mutex<Ring>,
+    /// Set when the server stops: every stream ends after what it has read.
+    closed: std::sync::atomic::AtomicBool,
     latest: watch::Sender<u64>,
     max_events: usize,
     max_bytes: usize,
@@ -59,6 +61,7 @@ impl EventLog {
                 next_id: 1,
                 ..Ring::default()
             }),
+            closed: std::sync::atomic::AtomicBool::new(false),
             latest,
             max_events: max_events.max(1),
             max_bytes: max_bytes.max(1),
@@ -86,6 +89,17 @@ impl EventLog {
         };
         self.latest.send_replace(id);
         id
+    }
+
+    /// Ends every client's stream once it has read what is logged (the server is
+    /// stopping; a graceful shutdown waits for open streams).
+    pub fn close(&self) {
+        self.closed.store(true, std::sync::atomic::Ordering::SeqCst);
+        self.latest.send_modify(|_| {});
+    }
+
+    fn is_closed(&self) -> bool {
+        self.closed.load(std::sync::atomic::Ordering::SeqCst)
     }
 
     /// The id of the latest event (0: none yet).
@@ -180,7 +194,7 @@ pub fn sse(
             }
             match c.log.read(c.at, BATCH) {
                 Read::Events(events) if events.is_empty() => {
-                    if c.latest.changed().await.is_err() {
+                    if c.log.is_closed() || c.latest.changed().await.is_err() {
                         return None;
                     }
                 }
