@@ -103,16 +103,18 @@ fn startup_50_plugins(c: &mut Criterion) {
         std::fs::copy(&component, dir.join(component.file_name().expect("name"))).expect("copy");
     }
     let many = p.path("many");
+    // Every copy declares the same tool: one keeps the name, the other 49 are refused
+    // for the clash, after all 50 tool lists were read.
     rt.block_on(async {
         let host = host_over(&p, &many);
-        let (tools, failed) = host.all_tools().await;
-        assert_eq!((tools.len(), failed.len()), (50, 0));
+        let (tools, failed, refused) = host.tool_table().await;
+        assert_eq!((tools.len(), failed.len(), refused.len()), (1, 0, 49));
     });
     c.bench_function("plugin/discovery + start-up, 50 plugins, warm cache", |b| {
         b.to_async(&rt).iter(|| async {
             let host = host_over(&p, &many);
-            let (tools, _) = host.all_tools().await;
-            assert_eq!(tools.len(), 50);
+            let (tools, _, refused) = host.tool_table().await;
+            assert_eq!(tools.len() + refused.len(), 50);
         })
     });
 }

@@ -19,7 +19,9 @@
 //!   (only Ward's own tools get a person's question there), and deciding directory
 //!   operations for what lies beneath the directory.
 //! - [`resolve`]: where a path really leads.
-//! - [`direct`]: read-only opens made by the guard; [`readdir`]: listings.
+//! - [`direct`]: read-only opens made by the guard, and which descriptors do their
+//!   I/O on the calling thread (regular files and directories) and which on tokio's
+//!   blocking pool (everything wasmtime-wasi opens); [`readdir`]: listings.
 //!
 //! Nothing resolved is cached beyond the descriptor it belongs to, so a symlink
 //! swapped in during a call is seen by the next access; an open is decided on what

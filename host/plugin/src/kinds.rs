@@ -5,7 +5,8 @@
 //! plugin's limits in a scope where nothing can be asked, and cached by the
 //! component's digest next to its compiled code: listing agents and skills at start-up
 //! needs no compile after the first run. Loading a skill's content is a call like any
-//! tool call: a fresh store, the plugin's grants, its limits and its strikes.
+//! tool call, down the same path ([`crate::instance`]): a fresh store, the plugin's
+//! grants, its limits and its strikes.
 //!
 //! Nothing here decides what a declared agent may do: the agent crate turns the
 //! declared rules into a narrowing layer, so a component's agent can only tighten the
@@ -14,6 +15,7 @@
 use serde::{Deserialize, Serialize};
 use ward_config::Kind;
 
+use crate::bindings::guest::SkillIndices;
 use crate::bindings::{agent, skill};
 use crate::error::CallError;
 use crate::meta;
@@ -93,36 +95,22 @@ impl PluginHost {
         name: &str,
         scope: CallScope,
     ) -> Result<SkillContent, CallError> {
-        if let Some(reason) = plugin.disabled_reason() {
-            return Err(CallError::Disabled {
-                plugin: plugin.name().to_string(),
-                reason,
-            });
-        }
-        let loaded = self.load(plugin).await?;
-        let Some(indices) = &loaded.skill else {
-            return Err(CallError::Load {
-                plugin: plugin.name().to_string(),
-                reason: "its manifest does not declare it a skill plugin".to_string(),
-            });
-        };
-        let mut store = self.new_store(self.call_env(plugin, scope, plugin.limits.time));
-        let outcome = async {
-            let instance = loaded.pre.instantiate_async(&mut store).await?;
-            indices
-                .load(&mut store, &instance)?
-                .call_load(&mut store, name)
-                .await
-        }
-        .await;
-        let outcome = outcome.map(|answer| match answer {
-            Ok(content) => checked_content(plugin, content),
-            Err(message) => Err(CallError::BadResult {
-                plugin: plugin.name().to_string(),
-                message: format!("cannot load skill `{name}`: {message}"),
-            }),
-        });
-        self.settle_call(plugin, store.data().limits.memory_refused, outcome)
+        let loaded = self.ready::<SkillIndices>(plugin).await?;
+        let env = self.call_env(plugin, scope, plugin.limits.time);
+        self.run::<SkillIndices, _, _>(
+            plugin,
+            &loaded,
+            env,
+            async |guest, store| guest.call_load(store, name).await,
+            |answer, _| match answer {
+                Ok(content) => checked_content(plugin, content),
+                Err(message) => Err(CallError::BadResult {
+                    plugin: plugin.name().to_string(),
+                    message: format!("cannot load skill `{name}`: {message}"),
+                }),
+            },
+        )
+        .await
     }
 }
 

@@ -8,25 +8,23 @@
 //! compiled — or read from the sealed artifact cache — and linked. The exports the
 //! manifest's kinds promise must be there; their declarations (`list-tools`,
 //! `register`, `agents`, `list-skills`) are called once, in a detached scope, and
-//! cached next to the artifact.
+//! cached next to the artifact, all down one path ([`crate::declare`]).
 
 use std::sync::Arc;
-use std::time::Duration;
 
-use ward_config::Kind;
-use wasmtime::Store;
-use wasmtime::component::{Component, Instance, InstancePre};
+use wasmtime::component::{Component, InstancePre};
 
 use crate::audit::PluginEvent;
 use crate::bindings::ToolInfo;
 use crate::bindings::guest::{AgentIndices, HooksIndices, SkillIndices, ToolIndices};
 use crate::cache::{Lookup, artifact_name, sha256_hex};
+use crate::declare::export;
 use crate::discovery::ComponentBytes;
-use crate::error::{CallError, trap_message};
+use crate::error::CallError;
 use crate::hooks::HookRegistration;
 use crate::kinds::{DeclaredAgent, DeclaredSkill};
 use crate::runtime::{Plugin, PluginHost};
-use crate::state::{CallScope, StoreState};
+use crate::state::StoreState;
 use crate::{compat, meta};
 
 /// A compiled plugin, linked and ready to instantiate, with what it declared at load.
@@ -93,95 +91,28 @@ impl PluginHost {
             .linker
             .instantiate_pre(&component)
             .map_err(|e| format!("cannot link: {e}"))?;
-        let tool = match plugin.is(Kind::Tool) {
-            true => Some(export("tool", ToolIndices::new(&pre, api))?),
-            false => None,
-        };
-        let hooks = match plugin.is(Kind::Hook) {
-            true => Some(export("hooks", HooksIndices::new(&pre, api))?),
-            false => None,
-        };
-        let agent = match plugin.is(Kind::Agent) {
-            true => Some(export("agent", AgentIndices::new(&pre, api))?),
-            false => None,
-        };
-        let skill = match plugin.is(Kind::Skill) {
-            true => Some(export("skill", SkillIndices::new(&pre, api))?),
-            false => None,
-        };
+        // Every export the manifest promises is looked up before any is called.
+        let tool = export::<ToolIndices>(plugin, &pre, api)?;
+        let hooks = export::<HooksIndices>(plugin, &pre, api)?;
+        let agent = export::<AgentIndices>(plugin, &pre, api)?;
+        let skill = export::<SkillIndices>(plugin, &pre, api)?;
 
         // What the component declares comes from the component itself, once, under the
         // same limits as any call, in a scope where no rule can ask anyone anything.
         // Declarations that came with the binary or from the cache are not written again.
         let persist = self.cache.as_ref().filter(|_| !meta::embedded(plugin));
-        let mut tools = Vec::new();
-        if let Some(indices) = &tool {
-            let (mut store, instance) = self.declaring(plugin, &pre).await?;
-            tools = async {
-                indices
-                    .load(&mut store, &instance)?
-                    .call_list_tools(&mut store)
-                    .await
-            }
-            .await
-            .map_err(|e| format!("listing its tools failed: {}", trap_message(&e)))?;
-            // Checking arguments against a schema runs on the host, outside the
-            // sandbox's limits: a schema that could make it costly is refused here.
-            crate::tool_schema::check_tools(&tools)?;
-            if let Some(cache) = persist.filter(|_| plugin.tools.get().is_none()) {
-                meta::put_tools(cache, &sha, &tools);
-            }
-        }
-        let mut registration = HookRegistration::default();
-        if let Some(indices) = &hooks {
-            let (mut store, instance) = self.declaring(plugin, &pre).await?;
-            let declared = async {
-                indices
-                    .load(&mut store, &instance)?
-                    .call_register(&mut store)
-                    .await
-            }
-            .await
-            .map_err(|e| format!("declaring its hooks failed: {}", trap_message(&e)))?;
-            registration = HookRegistration::from(declared);
-            if let Some(cache) = persist.filter(|_| plugin.registration.get().is_none()) {
-                meta::put_hooks(cache, &sha, &registration);
-            }
-        }
-        let mut agents = Vec::new();
-        if let Some(indices) = &agent {
-            let (mut store, instance) = self.declaring(plugin, &pre).await?;
-            let declared = async {
-                indices
-                    .load(&mut store, &instance)?
-                    .call_agents(&mut store)
-                    .await
-            }
-            .await
-            .map_err(|e| format!("declaring its agents failed: {}", trap_message(&e)))?;
-            agents = declared.into_iter().map(DeclaredAgent::from).collect();
-            within_limit(plugin, "its agent definitions", &agents)?;
-            if let Some(cache) = persist {
-                meta::put_agents(cache, &sha, &agents);
-            }
-        }
-        let mut skills = Vec::new();
-        if let Some(indices) = &skill {
-            let (mut store, instance) = self.declaring(plugin, &pre).await?;
-            let declared = async {
-                indices
-                    .load(&mut store, &instance)?
-                    .call_list_skills(&mut store)
-                    .await
-            }
-            .await
-            .map_err(|e| format!("listing its skills failed: {}", trap_message(&e)))?;
-            skills = declared.into_iter().map(DeclaredSkill::from).collect();
-            within_limit(plugin, "its skill list", &skills)?;
-            if let Some(cache) = persist {
-                meta::put_skills(cache, &sha, &skills);
-            }
-        }
+        let tools = self
+            .declared(plugin, &pre, tool.as_ref(), persist, &sha)
+            .await?;
+        let registration = self
+            .declared(plugin, &pre, hooks.as_ref(), persist, &sha)
+            .await?;
+        let agents = self
+            .declared(plugin, &pre, agent.as_ref(), persist, &sha)
+            .await?;
+        let skills = self
+            .declared(plugin, &pre, skill.as_ref(), persist, &sha)
+            .await?;
         self.audit.publish(PluginEvent::Loaded {
             plugin: name.to_string(),
         });
@@ -195,22 +126,6 @@ impl PluginHost {
             agents,
             skills,
         })
-    }
-
-    /// A fresh instance of `pre` for one declaration call of `plugin`: detached scope,
-    /// the plugin's limits, at most ten seconds.
-    async fn declaring(
-        &self,
-        plugin: &Plugin,
-        pre: &InstancePre<StoreState>,
-    ) -> Result<(Store<StoreState>, Instance), String> {
-        let time = plugin.limits.time.min(Duration::from_secs(10));
-        let env = self.call_env(plugin, CallScope::detached(&self.project), time);
-        let mut store = self.new_store(env);
-        match pre.instantiate_async(&mut store).await {
-            Ok(instance) => Ok((store, instance)),
-            Err(e) => Err(format!("cannot instantiate: {}", trap_message(&e))),
-        }
     }
 
     async fn compile_cached(
@@ -270,26 +185,6 @@ impl PluginHost {
         }
         Ok(component)
     }
-}
-
-/// Refuses a declaration larger than the plugin's output limit: a component cannot
-/// make the host keep (and cache, and send to the model) more than a call could return.
-fn within_limit<T: serde::Serialize>(plugin: &Plugin, what: &str, value: &T) -> Result<(), String> {
-    let size = serde_json::to_vec(value).map_or(usize::MAX, |v| v.len());
-    if size > plugin.limits.output_bytes {
-        return Err(format!(
-            "{what} take {size} bytes, more than its output limit of {} bytes",
-            plugin.limits.output_bytes
-        ));
-    }
-    Ok(())
-}
-
-/// The lookup of an interface the manifest says the component exports.
-fn export<T>(iface: &str, found: wasmtime::Result<T>) -> Result<T, String> {
-    found.map_err(|e| {
-        format!("it does not export the `ward:plugin/{iface}` interface it declares: {e}")
-    })
 }
 
 /// The SHA-256 of a plugin's component file, checked against the one its manifest gives.

@@ -6,35 +6,36 @@
 //! instantiates it into a new `Store`, so nothing leaks between calls or sessions.
 //! Consecutive crashes, timeouts and limit breaches count as strikes; at
 //! [`MAX_STRIKES`] the plugin is disabled with the reason shown in `ward plugin list`.
-//! Tool calls live here; hook calls, which share the loading and the strikes, live in
+//! Tool calls live here, over the path every call into a component takes
+//! ([`crate::instance`]); hook calls, which share the loading and the strikes, live in
 //! [`crate::hooks`].
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU32, Ordering};
 use std::sync::{Arc, Mutex, OnceLock};
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use tokio::sync::OnceCell;
 use wasmtime::component::Linker;
-use wasmtime::{Store, UpdateDeadline};
 
 use ward_config::{HookCaps, Kind, ToolTraits};
 
 use crate::audit::{Audit, PluginEvent};
+use crate::bindings::guest::ToolIndices;
 use crate::bindings::{CallContext, ToolInfo, ToolOutput};
 use crate::cache::ArtifactCache;
 use crate::discovery::{ComponentBytes, PluginSource};
 use crate::engine::SharedEngine;
 pub use crate::error::tool_error_text;
-use crate::error::{CallError, classify, tool_failure};
+use crate::error::{CallError, tool_failure};
 use crate::grants::{Ceiling, Effective, IgnoredGrant};
 use crate::hooks::{EventQueues, HookRegistration};
 use crate::load::Loaded;
 use crate::meta;
 use crate::names::RefusedTool;
-use crate::sandbox::{Confinement, SandboxSettings};
-use crate::state::{CallEnv, CallLimits, CallScope, StoreState};
+use crate::sandbox::SandboxSettings;
+use crate::state::{CallLimits, CallScope, StoreState};
 
 /// Every tool on offer with its plugin, the plugins that failed to load (plugin,
 /// reason), and the tools refused for their names.
@@ -161,11 +162,11 @@ pub struct PluginHost {
     pub(crate) events: EventQueues,
     pub(crate) sandbox: Arc<SandboxSettings>,
     /// Starts confined processes through sandbox servers kept for the host's lifetime.
-    launcher: Option<Arc<ward_sandbox::Launcher>>,
+    pub(crate) launcher: Option<Arc<ward_sandbox::Launcher>>,
     /// Per plugin, the standard tools it may replace.
     replaces: BTreeMap<String, Vec<String>>,
     /// Ward's configuration and state, which no plugin may write.
-    protected: Arc<ward_permission::protected::ProtectedPaths>,
+    pub(crate) protected: Arc<ward_permission::protected::ProtectedPaths>,
 }
 
 impl PluginHost {
@@ -332,124 +333,21 @@ impl PluginHost {
         args: &str,
         scope: CallScope,
     ) -> Result<ToolOutput, CallError> {
-        if let Some(reason) = plugin.disabled_reason() {
-            return Err(CallError::Disabled {
-                plugin: plugin.name().to_string(),
-                reason,
-            });
-        }
-        let loaded = self.load(plugin).await?;
-        let Some(indices) = &loaded.tool else {
-            return Err(CallError::Load {
-                plugin: plugin.name().to_string(),
-                reason: "its manifest does not declare it a tool plugin".to_string(),
-            });
-        };
+        let loaded = self.ready::<ToolIndices>(plugin).await?;
         let context = call_context(&scope);
         let unsandboxed = crate::sandbox::escape_approved(plugin, tool, args, &scope).await?;
         let env = self.call_env_confined(plugin, scope, plugin.limits.time, unsandboxed);
-        let mut store = self.new_store(env);
-        let outcome = async {
-            let instance = loaded.pre.instantiate_async(&mut store).await?;
-            indices
-                .load(&mut store, &instance)?
-                .call_execute(&mut store, tool, args, &context)
-                .await
-        }
-        .await;
-        let rejection = store.data().env.rejection();
-        let outcome = outcome.map(|answer| match answer {
-            Ok(out) => check_size(plugin, out),
-            Err(e) => Err(tool_failure(e, rejection)),
-        });
-        self.settle_call(plugin, store.data().limits.memory_refused, outcome)
-    }
-
-    /// The result of one call into `plugin`: a trap becomes the [`CallError`] saying why
-    /// (`memory_refused`: the store's limiter refused an allocation), and the outcome
-    /// clears the plugin's strikes or counts as one.
-    pub(crate) fn settle_call<T>(
-        &self,
-        plugin: &Plugin,
-        memory_refused: bool,
-        outcome: wasmtime::Result<Result<T, CallError>>,
-    ) -> Result<T, CallError> {
-        let result = match outcome {
-            Ok(answer) => answer,
-            Err(trap) => Err(classify(
-                plugin.name(),
-                &plugin.limits,
-                &trap,
-                memory_refused,
-            )),
-        };
-        match &result {
-            Ok(_) | Err(CallError::Tool(_) | CallError::Rejected { .. }) => {
-                self.clear_strikes(plugin)
-            }
-            Err(e) if e.is_plugin_fault() => self.strike(plugin, e),
-            Err(_) => {}
-        }
-        result
-    }
-
-    /// What one call into `plugin` under `scope` may use, for at most `time`.
-    pub(crate) fn call_env(
-        &self,
-        plugin: &Plugin,
-        scope: CallScope,
-        time: Duration,
-    ) -> Arc<CallEnv> {
-        self.call_env_confined(plugin, scope, time, false)
-    }
-
-    /// [`call_env`](Self::call_env), with the standard `bash` tool's command let out of
-    /// the sandbox when `unsandboxed` (the rules or the user allowed it).
-    pub(crate) fn call_env_confined(
-        &self,
-        plugin: &Plugin,
-        scope: CallScope,
-        time: Duration,
-        unsandboxed: bool,
-    ) -> Arc<CallEnv> {
-        let confinement = if crate::sandbox::runs_commands(plugin) {
-            Confinement::Commands { unsandboxed }
-        } else {
-            Confinement::Plugin
-        };
-        Arc::new(CallEnv {
-            plugin: plugin.name().to_string(),
-            tools: plugin.tool_names(),
-            caps: plugin.effective.clone(),
-            scope,
-            limits: plugin.limits,
-            deadline: Instant::now() + time,
-            audit: self.audit.clone(),
-            sandbox: self.sandbox.clone(),
-            launcher: self.launcher.clone(),
-            confinement,
-            protected: self.protected.clone(),
-            config_writer: plugin.source.origin == crate::discovery::Origin::Builtin,
-            rejected: Mutex::default(),
-        })
-    }
-
-    /// A fresh store for one call: the sandbox, the memory limiter and the deadline.
-    pub(crate) fn new_store(&self, env: Arc<CallEnv>) -> Store<StoreState> {
-        let deadline = env.deadline;
-        let mut store = Store::new(self.engine.engine(), StoreState::new(env));
-        store.limiter(|s| &mut s.limits);
-        store.set_epoch_deadline(1);
-        // Check the wall clock at every tick and yield to the executor in between, so a
-        // busy plugin neither outlives its deadline nor starves other tasks.
-        store.epoch_deadline_callback(move |_| {
-            if Instant::now() >= deadline {
-                Ok(UpdateDeadline::Interrupt)
-            } else {
-                Ok(UpdateDeadline::Yield(1))
-            }
-        });
-        store
+        self.run::<ToolIndices, _, _>(
+            plugin,
+            &loaded,
+            env,
+            async |guest, store| guest.call_execute(store, tool, args, &context).await,
+            |answer, env| match answer {
+                Ok(out) => check_size(plugin, out),
+                Err(e) => Err(tool_failure(e, env.rejection())),
+            },
+        )
+        .await
     }
 
     /// A call into `plugin` worked: its run of failures is over.

@@ -165,12 +165,15 @@ impl StoreState {
     /// no stdin, output discarded; no sockets and no name lookups.
     pub fn new(env: Arc<CallEnv>) -> Self {
         let mut b = WasiCtxBuilder::new();
+        // Not `allow_blocking_current_thread`: what wasmtime-wasi does on the filesystem
+        // runs on tokio's blocking pool, so an operation that waits (a FIFO, a device, a
+        // slow disk) holds up neither the executor nor the other calls of the step. The
+        // guard opens regular files and directories itself, whose I/O stays on the
+        // calling thread, where a hop would cost more than the operation
+        // (`crate::fsguard::direct`).
         b.allow_tcp(false)
             .allow_udp(false)
-            .allow_ip_name_lookup(false)
-            // File operations are short; a thread-pool hop per open/stat/read cost more
-            // than the operation itself (grep over 5,000 files: 2.26 s with the hops).
-            .allow_blocking_current_thread(true);
+            .allow_ip_name_lookup(false);
         for dir in &env.caps.fs_write {
             preopen(&mut b, &env, dir, FsPerms::ReadWrite);
         }

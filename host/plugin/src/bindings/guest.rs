@@ -13,8 +13,25 @@ use super::since_v0_2_0::exports::ward::plugin as v0_2_0;
 use super::{Api, CallContext, ToolError, ToolInfo, ToolOutput, agent, hooks, skill};
 use crate::state::StoreState;
 
+/// One export interface of a component, whatever version it was built for: its exports
+/// looked up once in the linked component, then loaded from each instance.
+pub(crate) trait Interface: Sized {
+    /// The interface's exports in one instance.
+    type Guest;
+
+    /// Looks the interface up in `pre` under `api`'s name.
+    fn new(pre: &InstancePre<StoreState>, api: Api) -> wasmtime::Result<Self>;
+
+    /// The exports of `instance`, checked against their types.
+    fn load(
+        &self,
+        store: &mut Store<StoreState>,
+        instance: &Instance,
+    ) -> wasmtime::Result<Self::Guest>;
+}
+
 /// Declares, for export interface `$iface`, the indices and guest enums with a case per
-/// version, and their version-blind constructors.
+/// version, and their version-blind [`Interface`].
 macro_rules! versioned {
     ($indices:ident, $guest:ident, $iface:ident) => {
         #[doc = concat!("The `", stringify!($iface), "` exports of a component, looked up at load.")]
@@ -33,17 +50,17 @@ macro_rules! versioned {
             V0_2_0(v0_2_0::$iface::Guest),
         }
 
-        impl $indices {
-            /// Looks the interface up in `pre` under `api`'s name.
-            pub(crate) fn new(pre: &InstancePre<StoreState>, api: Api) -> wasmtime::Result<Self> {
+        impl Interface for $indices {
+            type Guest = $guest;
+
+            fn new(pre: &InstancePre<StoreState>, api: Api) -> wasmtime::Result<Self> {
                 Ok(match api {
                     Api::V0_1_0 => Self::V0_1_0(v0_1_0::$iface::GuestIndices::new(pre)?),
                     Api::V0_2_0 => Self::V0_2_0(v0_2_0::$iface::GuestIndices::new(pre)?),
                 })
             }
 
-            /// The exports of `instance`, checked against their types.
-            pub(crate) fn load(
+            fn load(
                 &self,
                 store: &mut Store<StoreState>,
                 instance: &Instance,

@@ -11,6 +11,7 @@ use wasmtime_wasi::p2::bindings::filesystem::types::{
     Descriptor, DescriptorFlags, ErrorCode, OpenFlags, PathFlags,
 };
 
+use super::direct::Direct;
 use super::policy::{Check, Tree};
 use super::{Guard, direct, resolve};
 
@@ -86,8 +87,8 @@ impl Guard<'_> {
     }
 
     /// Opens `path` under `fd` for reading in the guard itself when [`direct`] can,
-    /// finishing `checks` on the real path that open guarantees; `None` when the open
-    /// is wasmtime-wasi's to make.
+    /// finishing `checks` on the real path that open guarantees; else what
+    /// [`direct::open_for_reading`] said, for wasmtime-wasi to open it.
     pub(super) async fn open_direct(
         &mut self,
         checks: &mut [Check<'_>],
@@ -95,14 +96,17 @@ impl Guard<'_> {
         path: &str,
         lexical: &Path,
         how: (PathFlags, OpenFlags, DescriptorFlags),
-    ) -> FsResult<Option<Resource<Descriptor>>> {
+    ) -> FsResult<Direct<Resource<Descriptor>>> {
         let Some(base_real) = self.real_of(fd) else {
-            return Ok(None);
+            return Ok(Direct::NotHere);
         };
         let (path_flags, oflags, flags) = how;
         let base = self.descriptor(fd)?;
-        let Some(opened) = direct::open_for_reading(base, path_flags, path, oflags, flags) else {
-            return Ok(None);
+        let opened = match direct::open_for_reading(base, path_flags, path, oflags, flags) {
+            Direct::Opened(opened) => opened,
+            Direct::Missing => return Err(ErrorCode::NoEntry.into()),
+            Direct::Waits(held) => return Ok(Direct::Waits(held)),
+            Direct::NotHere => return Ok(Direct::NotHere),
         };
         // Dropping `opened` on a refusal below closes it: the guest never sees it.
         let real = if self.path_of(fd)? == base_real {
@@ -118,7 +122,7 @@ impl Guard<'_> {
         }
         let opened = self.state.table.push(opened)?;
         self.remember_resolved(&opened, lexical.to_path_buf(), Some(real));
-        Ok(Some(opened))
+        Ok(Direct::Opened(opened))
     }
 
     /// Finishes `checks` on the descriptor just opened at `lexical`: decides each on

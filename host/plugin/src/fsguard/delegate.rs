@@ -17,6 +17,7 @@ use wasmtime_wasi::p2::bindings::filesystem::types::{
 };
 use wasmtime_wasi::p2::{DynInputStream, DynOutputStream, FsError, FsResult};
 
+use super::direct::Direct;
 use super::policy::{Check, Tree};
 use super::{Guard, readdir};
 
@@ -103,6 +104,7 @@ impl HostDescriptor for Guard<'_> {
         // Creating or truncating changes the file before there is a descriptor to
         // verify, so such opens are also decided (and asked) on the path resolved
         // beforehand. Any other open has no effect until the guest holds the descriptor.
+        let mut held = None;
         if changes {
             for check in &mut checks {
                 self.resolve_before(check, &fd, &path)?;
@@ -110,15 +112,19 @@ impl HostDescriptor for Guard<'_> {
             }
         } else {
             let how = (path_flags, oflags, flags);
-            let direct = self.open_direct(&mut checks, &fd, &path, &target, how);
-            if let Some(opened) = direct.await? {
-                return Ok(opened);
+            match self
+                .open_direct(&mut checks, &fd, &path, &target, how)
+                .await?
+            {
+                Direct::Opened(opened) => return Ok(opened),
+                Direct::Waits(file) => held = Some(file),
+                Direct::Missing | Direct::NotHere => {}
             }
         }
-        let opened = self
-            .fs()
-            .open_at(fd, path_flags, path, oflags, flags)
-            .await?;
+        // On the blocking pool: this may wait (for a FIFO's writer, say).
+        let opened = self.fs().open_at(fd, path_flags, path, oflags, flags).await;
+        drop(held);
+        let opened = opened?;
         match self.verify_opened(&mut checks, &opened, &target).await {
             Ok(real) => {
                 self.remember_resolved(&opened, target, real);

@@ -1,13 +1,15 @@
-//! Running one hook call: a fresh store under the plugin's own grants and limits, the
-//! trap turned into a [`CallError`], the answer checked against what the host can use,
-//! and the outcome counted toward (or clearing) the plugin's strikes.
+//! Running one hook call: a fresh instance under the plugin's own grants and limits, made
+//! down the path every call takes ([`crate::instance`]), the trap turned into a
+//! [`CallError`], the answer checked against what the host can use, and the outcome
+//! counted toward (or clearing) the plugin's strikes.
 
 use wasmtime::Store;
 
 use super::wit::{AfterRewrite, BeforeOutcome, CompactingOutcome, SamplingParams};
 use crate::bindings::CallContext;
-use crate::bindings::guest::HooksGuest;
+use crate::bindings::guest::{HooksGuest, HooksIndices};
 use crate::error::{CallError, classify};
+use crate::instance::{Instance, exports};
 use crate::runtime::{Plugin, PluginHost, call_context};
 use crate::state::{CallScope, StoreState};
 
@@ -41,32 +43,16 @@ impl PluginHost {
         plugin: &Plugin,
         scope: &CallScope,
     ) -> Result<HookInstance, CallError> {
-        let loaded = self.load(plugin).await?;
-        let Some(indices) = &loaded.hooks else {
-            return Err(CallError::Load {
-                plugin: plugin.name().to_string(),
-                reason: "its manifest does not declare it a hook plugin".to_string(),
-            });
-        };
+        let loaded = self.ready::<HooksIndices>(plugin).await?;
+        let exports = exports::<HooksIndices>(plugin, &loaded)?;
         let env = self.call_env(plugin, scope.clone(), plugin.limits.time);
-        let mut store = self.new_store(env);
-        let guest = async {
-            let instance = loaded.pre.instantiate_async(&mut store).await?;
-            indices.load(&mut store, &instance)
-        }
-        .await;
-        match guest {
-            Ok(guest) => Ok(HookInstance {
+        match self.instance(&loaded.pre, exports, env).await {
+            Ok(Instance { guest, store }) => Ok(HookInstance {
                 guest,
                 store,
                 context: call_context(scope),
             }),
-            Err(e) => Err(classify(
-                plugin.name(),
-                &plugin.limits,
-                &e,
-                store.data().limits.memory_refused,
-            )),
+            Err(failed) => Err(failed.classify(plugin)),
         }
     }
 
