@@ -82,6 +82,14 @@ async fn an_editor_drives_ward_over_acp() {
     p.write("a.txt", "alpha\n");
     let llm = ScriptedLlm::start(vec![
         Turn::tool("call_read", "read", json!({ "filePath": "a.txt" })),
+        Turn::tool(
+            "call_todo",
+            "todowrite",
+            json!({ "todos": [
+                { "content": "Read the file", "status": "completed", "priority": "high" },
+                { "content": "Report", "status": "in_progress" }
+            ] }),
+        ),
         Turn::text("The file says alpha."),
         Turn::Fault(Fault::Hang),
     ])
@@ -94,6 +102,9 @@ async fn an_editor_drives_ward_over_acp() {
     );
 
     let t = drive(&p).await;
+    if std::env::var_os("WARD_ACP_TRANSCRIPT").is_some() {
+        eprintln!("{t:#}");
+    }
     let first = &t["first"];
 
     // initialize: protocol v1, sessions can be loaded.
@@ -160,6 +171,25 @@ async fn an_editor_drives_ward_over_acp() {
             ("reject_once", "reject_once")
         ]
     );
+    // The todo list is the plan; `todowrite` itself is a "think" call.
+    let plan = tool
+        .iter()
+        .find(|(k, _)| *k == "plan")
+        .map(|(_, u)| u["entries"].clone())
+        .unwrap_or_else(|| panic!("no plan in {tool:?}"));
+    assert_eq!(
+        plan,
+        json!([
+            { "content": "Read the file", "priority": "high", "status": "completed" },
+            { "content": "Report", "priority": "medium", "status": "in_progress" }
+        ])
+    );
+    assert!(
+        tool.iter().any(|(k, u)| *k == "tool_call"
+            && u["toolCallId"] == "call_todo"
+            && u["kind"] == "think"),
+        "{tool:?}"
+    );
     assert_eq!(chunks(&tool, "agent_message_chunk"), "The file says alpha.");
     assert_eq!(t["toolPrompt"]["stopReason"], "end_turn", "{t}");
 
@@ -218,6 +248,7 @@ async fn an_editor_drives_ward_over_acp() {
         chunks(&load, "agent_message_chunk").contains("The file says alpha."),
         "{load:?}"
     );
+    assert!(load.iter().any(|(k, _)| *k == "plan"), "{load:?}");
     assert_eq!(second["exitCode"], 0);
 }
 

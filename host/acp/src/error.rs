@@ -30,12 +30,19 @@ pub enum AcpError {
     /// The prompt had nothing Ward can send (only images or audio, say).
     #[error("the prompt has no text Ward can send (images and audio are not supported)")]
     EmptyPrompt,
-    /// The engine failed: opening the project, storing, the model.
+    /// The engine failed: opening the project, storing, the model (boxed: it is
+    /// large, and every handler returns this).
     #[error(transparent)]
-    Engine(#[from] EngineError),
+    Engine(Box<EngineError>),
     /// The store failed.
     #[error(transparent)]
     Store(#[from] ward_store::StoreError),
+}
+
+impl From<EngineError> for AcpError {
+    fn from(error: EngineError) -> Self {
+        AcpError::Engine(Box::new(error))
+    }
 }
 
 impl From<AcpError> for RpcError {
