@@ -1,10 +1,11 @@
 //! `ward acp` driven by the official ACP client library (`@agentclientprotocol/sdk`,
 //! installed in tests/clients/acp by scripts/setup.sh) as an editor would drive it:
 //! initialize, a new session, a prompt whose tool call asks permission (answered
-//! through the client), modes, a prompt to a busy session, a cancel, an unknown
-//! session, and a second connection loading the session back. Then the same binary
-//! fed bad JSON-RPC by hand: each bad line gets an error response and the server
-//! goes on.
+//! through the client) and whose `todowrite` call becomes the plan, modes, a prompt
+//! to a busy session, a cancel, an unknown session, and a second connection loading
+//! the session back. Then the same binary fed bad JSON-RPC by hand: each bad line
+//! gets an error response and the server goes on. `WARD_ACP_TRANSCRIPT=1` prints the
+//! client's transcript.
 
 use std::process::Stdio;
 use std::time::Duration;

@@ -3,7 +3,8 @@
 // it). The `ward` binary is $WARD_BIN; the project is the current directory.
 //
 //   1. initialize; session/new; a prompt whose tool call asks permission (answered
-//      "allow once"); set_mode to another primary agent, and to one that is not;
+//      "allow once") and whose `todowrite` call makes a plan; set_mode to another
+//      primary agent, and to one that is not;
 //   2. a prompt to a model that never answers, a second prompt to the busy session
 //      (refused), session/cancel (the first ends "cancelled"), a prompt to an
 //      unknown session (refused);
