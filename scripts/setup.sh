@@ -22,6 +22,15 @@ if [ "$(cat "$js_stamp" 2>/dev/null)" != "$js_want" ]; then
     (cd sdk/js && npm install --no-save --no-audit --no-fund --loglevel=error)
     echo "$js_want" > "$js_stamp"
 fi
+# The official ACP client library the `ward acp` test drives it with
+# (tests/clients/acp/package-lock.json), installed the same way.
+acp_stamp=tests/clients/acp/node_modules/.ward-lock.sha256
+acp_want=$(sha256sum tests/clients/acp/package-lock.json | cut -d' ' -f1)
+if [ "$(cat "$acp_stamp" 2>/dev/null)" != "$acp_want" ]; then
+    echo "installing the ACP client library (tests/clients/acp)" >&2
+    (cd tests/clients/acp && npm install --no-save --no-audit --no-fund --loglevel=error)
+    echo "$acp_want" > "$acp_stamp"
+fi
 py_want=$(sed -n 's/^componentize-py==//p' sdk/python/requirements.txt)
 if [ "$(sdk/python/.venv/bin/componentize-py --version 2>/dev/null)" != "componentize-py $py_want" ]; then
     echo "installing componentize-py (sdk/python/.venv)" >&2

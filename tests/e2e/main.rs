@@ -4,6 +4,7 @@
 //! path, so `cargo test -p ward-tests --test e2e security::` runs the security suite and
 //! `cargo test -p ward-tests --test e2e security::terminal::` one boundary of it.
 
+mod acp;
 mod agents;
 mod api_versions;
 mod cli;

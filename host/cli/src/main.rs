@@ -67,6 +67,9 @@ enum Command {
         #[command(subcommand)]
         command: commands::skill::SkillCommand,
     },
+    /// Serve the Agent Client Protocol on stdin/stdout, for editors (Zed, JetBrains,
+    /// Neovim).
+    Acp(commands::acp::AcpArgs),
 }
 
 fn main() -> ExitCode {
@@ -109,6 +112,7 @@ fn main() -> ExitCode {
             Some(Command::Skill { command }) => commands::skill::run(command).await,
             Some(Command::Agent { command }) => commands::agent::run(command).await,
             Some(Command::Slash { command }) => commands::command::run(command).await,
+            Some(Command::Acp(args)) => commands::acp::run(args).await,
             None => commands::chat::run(cli.chat).await,
         }
     });

@@ -13,7 +13,10 @@ use ward_store::{Bus, Event};
 /// The bus event for a permission event.
 pub(crate) fn permission_event(event: &PermissionEvent) -> Event {
     match event.clone() {
-        PermissionEvent::Asked { id, request } => Event::PermissionAsked { id, request },
+        PermissionEvent::Asked { id, request } => Event::PermissionAsked {
+            id,
+            request: *request,
+        },
         PermissionEvent::Replied {
             session_id,
             id,

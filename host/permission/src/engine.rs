@@ -183,7 +183,7 @@ impl PermissionEngine {
         };
         self.emit(PermissionEvent::Asked {
             id: id.clone(),
-            request: req,
+            request: Box::new(req),
         });
         // A dropped sender means the ask was removed without an answer.
         rx.await

@@ -37,7 +37,7 @@ fn answered(h: &mut Harness, store: Arc<MemoryApprovals>, bash_reply: Reply) -> 
                 "bash" => bash_reply.clone(),
                 _ => Reply::Always,
             };
-            seen.lock().expect("asked").push(request);
+            seen.lock().expect("asked").push(*request);
             let _ = engine.reply(&id, reply);
         }
     });

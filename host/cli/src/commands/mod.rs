@@ -1,5 +1,6 @@
 //! One module per `ward` subcommand.
 
+pub mod acp;
 pub mod agent;
 pub mod chat;
 pub mod command;

@@ -59,8 +59,10 @@ pub enum PermissionEvent {
     Asked {
         /// Id to reply with.
         id: String,
-        /// What is asked.
-        request: AskRequest,
+        /// What is asked (boxed: the event is otherwise mostly the ask, and
+        /// `serde_json` built with `preserve_order` — as `ward-acp`'s protocol crate
+        /// builds it — makes its metadata large).
+        request: Box<AskRequest>,
     },
     /// An ask was answered (directly, or by a cascade from another reply).
     #[serde(rename = "permission.replied")]
