@@ -11,7 +11,7 @@ time, ward's peak RSS, and the RSS each idle session costs (1000 more sessions).
     python3 scripts/bench-serve.py [path/to/ward] [--sessions 100] [--steps 10]
 Needs `cargo build --release -p ward -p ward-sandbox`.
 """
-import argparse, http.client, json, os, re, statistics, subprocess, sys, tempfile, threading, time
+import argparse, http.client, json, multiprocessing, os, re, statistics, subprocess, sys, tempfile, threading, time
 
 import benchlib
 
@@ -55,54 +55,64 @@ def request(port, method, path, body=None):
     return json.loads(data) if data else None
 
 
-class Stream(threading.Thread):
-    """One SSE client reading every event; demultiplexes them by session."""
+def read_stream(port, connected, idle, records):
+    """The SSE client, in a process of its own so the prompting threads cannot delay
+    it: records `(arrival time, id, JSON)` of every event; counts `session.idle`s."""
+    conn = http.client.HTTPConnection("127.0.0.1", port)
+    conn.request("GET", "/event", headers={"Authorization": "Bearer " + TOKEN})
+    response = conn.getresponse()
+    event_id, data, out = None, "", []
+    for raw in response:
+        line = raw.decode().rstrip("\n")
+        if line.startswith("id:"):
+            event_id = int(line[3:])
+        elif line.startswith("data:"):
+            data += line[5:].strip()
+        elif line == "" and data:
+            out.append((time.time(), event_id, data))
+            if '"server.connected"' in data:
+                connected.set()
+            elif '"session.idle"' in data:
+                with idle.get_lock():
+                    idle.value += 1
+            event_id, data = None, ""
+            if stop_file_exists(port):
+                break
+    records.send(out)
 
-    def __init__(self, port):
-        super().__init__(daemon=True)
-        self.port, self.lock = port, threading.Lock()
-        self.first = {}      # session -> time of its first event after its prompt was sent
-        self.sent = {}       # session -> time its prompt was sent
-        self.parts = {}      # session -> {part id: part}
-        self.idle = set()
-        self.ids = []
-        self.connected = threading.Event()
 
-    def run(self):
-        conn = http.client.HTTPConnection("127.0.0.1", self.port)
-        conn.request("GET", "/event", headers={"Authorization": "Bearer " + TOKEN})
-        response = conn.getresponse()
-        data = ""
-        for raw in response:
-            line = raw.decode().rstrip("\n")
-            if line.startswith("id:"):
-                self.ids.append(int(line[3:]))
-            elif line.startswith("data:"):
-                data += line[5:].strip()
-            elif line == "" and data:
-                self.event(json.loads(data))
-                data = ""
+def stop_file(port):
+    return os.path.join(tempfile.gettempdir(), f"ward-bench-serve-{port}.stop")
 
-    def event(self, ev):
-        now = time.perf_counter()
-        p = ev.get("properties", {})
-        if ev["type"] == "server.connected":
-            self.connected.set()
-            return
-        session = p.get("sessionID")
-        if not session:
-            return
-        with self.lock:
-            if session in self.sent:
-                self.first.setdefault(session, now)
+
+def stop_file_exists(port):
+    return os.path.exists(stop_file(port))
+
+
+class Stream:
+    """What the reader process saw, demultiplexed by session once it is done."""
+
+    def __init__(self, records):
+        self.first, self.parts, self.ids = {}, {}, []
+        self.records = records
+
+    def replay(self, sent):
+        for arrived, event_id, data in self.records:
+            if event_id is not None:
+                self.ids.append(event_id)
+            ev = json.loads(data)
+            p = ev.get("properties", {})
+            session = p.get("sessionID")
+            if not session:
+                continue
+            if session in sent and arrived >= sent[session]:
+                self.first.setdefault(session, arrived)
             parts = self.parts.setdefault(session, {})
             if ev["type"] == "message.part.updated":
                 parts[p["part"]["id"]] = p["part"]
             elif ev["type"] == "message.part.delta":
                 part = parts.setdefault(p["partID"], {"id": p["partID"], "type": "text", "text": ""})
                 part[p["field"]] = part.get(p["field"], "") + p["delta"]
-            elif ev["type"] == "session.idle":
-                self.idle.add(session)
 
 
 def rss_kib(pid, field):
@@ -133,30 +143,44 @@ def main():
             break
     threading.Thread(target=lambda: [None for _ in server.stdout], daemon=True).start()
     try:
-        stream = Stream(port)
-        stream.start()
-        stream.connected.wait(30)
+        connected, idle = multiprocessing.Event(), multiprocessing.Value("i", 0)
+        receive, send = multiprocessing.Pipe(duplex=False)
+        reader = multiprocessing.Process(target=read_stream, args=(port, connected, idle, send))
+        reader.start()
+        connected.wait(30)
         sessions = [request(port, "POST", "/session", {})["id"] for _ in range(args.sessions)]
-        sent = stream.sent
+        idle_before = idle.value
+        sent, ready = {}, threading.Barrier(len(sessions) + 1)
         def prompt(session):
-            with stream.lock:
-                sent[session] = time.perf_counter()
-            request(port, "POST", f"/session/{session}/prompt_async",
-                    {"parts": [{"type": "text", "text": "read a.txt repeatedly"}]})
-        start = time.perf_counter()
+            conn = http.client.HTTPConnection("127.0.0.1", port, timeout=120)
+            conn.connect()
+            body = json.dumps({"parts": [{"type": "text", "text": "read a.txt repeatedly"}]})
+            headers = {"Authorization": "Bearer " + TOKEN, "Content-Type": "application/json"}
+            ready.wait()
+            sent[session] = time.time()
+            conn.request("POST", f"/session/{session}/prompt_async", body=body, headers=headers)
+            assert conn.getresponse().status == 204
+            conn.close()
         threads = [threading.Thread(target=prompt, args=(s,)) for s in sessions]
         for t in threads:
             t.start()
+        ready.wait()
+        start = time.perf_counter()
         for t in threads:
             t.join()
         deadline = time.time() + 600
-        while len(stream.idle & set(sessions)) < len(sessions):
+        while idle.value - idle_before < len(sessions):
             if time.time() > deadline:
-                sys.exit(f"only {len(stream.idle)} of {len(sessions)} sessions finished")
-            time.sleep(0.05)
+                sys.exit(f"only {idle.value - idle_before} of {len(sessions)} sessions finished")
+            time.sleep(0.01)
         total = time.perf_counter() - start
-        time.sleep(0.5)  # the last events of the stream
         peak = rss_kib(server.pid, "VmHWM")
+        open(stop_file(port), "w").close()
+        request(port, "POST", "/session", {})  # one more event, so the reader sees the stop
+        stream = Stream(receive.recv())
+        reader.join(10)
+        os.remove(stop_file(port))
+        stream.replay(sent)
 
         # Nothing lost: consecutive ids; nothing reordered: each session's parts as the
         # stream built them equal the stored ones.
