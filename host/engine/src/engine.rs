@@ -293,7 +293,37 @@ impl Engine {
         .await
     }
 
-    /// Runs a prompt [`Engine::open_with_prompt`] stored (or stores it now).
+    /// Stores `request` in `session` now, addressed to the agent and model it goes
+    /// to, without running it: hand the result to [`Engine::run`]. A frontend that
+    /// answers before the loop ends (`prompt_async`) stores first, so the prompt is
+    /// in the session — and its `message.updated` on the stream — before it answers,
+    /// however busy the loops are.
+    pub fn record(
+        &self,
+        session: &Session,
+        request: PromptRequest,
+    ) -> Result<PendingPrompt, EngineError> {
+        let ws = &self.shared.ws;
+        let command = ws.commands.resolve(&request.text).map(|(c, _)| c);
+        let agent =
+            ws.primary_agent(wanted_agent(request.agent.as_deref(), command, &ws.agents))?;
+        let choice = model_choice(request.model.as_deref(), command, agent);
+        let model = crate::model::resolve(&ws.config, choice)?;
+        let to = ward_session::Addressee {
+            agent: agent.name.clone(),
+            model: ModelRef::new(&model.provider, &model.model),
+            system: request.system.clone(),
+        };
+        let recorded =
+            RecordedPrompt::store(self.shared.store.as_ref(), &session.id, to, &request.text)?;
+        Ok(PendingPrompt {
+            request,
+            recorded: Some(recorded),
+        })
+    }
+
+    /// Runs a prompt [`Engine::open_with_prompt`] or [`Engine::record`] stored (or
+    /// stores it now).
     pub async fn run(&self, session: &Session, prompt: PendingPrompt) -> Result<Turn, EngineError> {
         let runner = self.shared.runner_for(session, &prompt.request).await?;
         let commands = &self.shared.commands;

@@ -129,7 +129,7 @@ impl Ready {
 #[derive(Clone)]
 pub struct App(Arc<AppInner>);
 
-/// The engine, the event log and the project root.
+/// The engine, the event log, the project root and where loops run.
 pub struct AppInner {
     /// The engine every request goes through.
     pub engine: Engine,
@@ -137,6 +137,8 @@ pub struct AppInner {
     pub log: Arc<stream::EventLog>,
     /// The project's root directory.
     pub root: String,
+    /// The runtime the loops run on (the server answers on its own).
+    pub loops: tokio::runtime::Handle,
 }
 
 impl Deref for App {
@@ -170,12 +172,13 @@ pub async fn serve(
         None => token::random(),
     };
     let address = format!("{}:{}", bracket(&options.hostname), options.port);
-    let listener = tokio::net::TcpListener::bind(&address)
-        .await
-        .map_err(|source| ServerError::Bind {
-            address: address.clone(),
-            source,
-        })?;
+    let bind_error = |source| ServerError::Bind {
+        address: address.clone(),
+        source,
+    };
+    // Bound here, served from the server's own thread (see below).
+    let listener = std::net::TcpListener::bind(&address).map_err(bind_error)?;
+    listener.set_nonblocking(true).map_err(bind_error)?;
     let bound = listener.local_addr().map_err(ServerError::Serve)?;
     let token_file = token::write(&engine.workspace().data_dir, &token)?;
     let root = engine
@@ -188,19 +191,19 @@ pub async fn serve(
         options.replay_events,
         options.replay_bytes,
     ));
-    let recorder = tokio::spawn(stream::record(
-        engine.subscribe(),
-        log.clone(),
-        root.clone(),
-    ));
     let guard = Arc::new(guard::Guard::new(
         &options.hostname,
         bound.port(),
         token.clone(),
         options.cors,
     ));
-    let log_for_shutdown = log.clone();
-    let app = App(Arc::new(AppInner { engine, log, root }));
+    let events = engine.subscribe();
+    let app = App(Arc::new(AppInner {
+        engine,
+        log: log.clone(),
+        root: root.clone(),
+        loops: tokio::runtime::Handle::current(),
+    }));
     let router = openapi::router(app, guard);
     ready(&Ready {
         url: format!("http://{}:{}", bracket(&options.hostname), bound.port()),
@@ -208,14 +211,49 @@ pub async fn serve(
         token,
         token_file,
     });
+    // The API and the event stream run on a thread and runtime of their own, the
+    // loops on the caller's: with every worker busy running loops, a request still
+    // gets the CPU as soon as the OS schedules its thread, instead of waiting its
+    // turn behind the loops' tasks.
+    let (done, finished) = tokio::sync::oneshot::channel();
+    std::thread::Builder::new()
+        .name("ward-serve".into())
+        .spawn(move || {
+            let runtime = tokio::runtime::Builder::new_current_thread()
+                .enable_all()
+                .build();
+            let result = match runtime {
+                Ok(runtime) => runtime.block_on(run(listener, router, events, log, root, shutdown)),
+                Err(e) => Err(ServerError::Serve(e)),
+            };
+            let _ = done.send(result);
+        })
+        .map_err(ServerError::Serve)?;
+    finished.await.unwrap_or_else(|_| {
+        Err(ServerError::Serve(std::io::Error::other(
+            "the server thread ended without a result",
+        )))
+    })
+}
+
+/// Serves `router` on `listener` and records `events` into `log` until `shutdown`.
+async fn run(
+    listener: std::net::TcpListener,
+    router: axum::Router,
+    events: tokio::sync::broadcast::Receiver<ward_engine::Event>,
+    log: Arc<stream::EventLog>,
+    root: String,
+    shutdown: impl Future<Output = ()> + Send + 'static,
+) -> Result<(), ServerError> {
+    let listener = tokio::net::TcpListener::from_std(listener).map_err(ServerError::Serve)?;
+    let recorder = tokio::spawn(stream::record(events, log.clone(), root));
     // On shutdown the event streams end, then open requests get SHUTDOWN_GRACE to
     // finish (a synchronous prompt may wait on a long loop): the process exits
     // either way.
     let (stopping, mut stopped) = tokio::sync::watch::channel(false);
-    let closing = log_for_shutdown;
     let signal = async move {
         shutdown.await;
-        closing.close();
+        log.close();
         let _ = stopping.send(true);
     };
     let grace = async move {

@@ -128,7 +128,7 @@ pub async fn prompt_async(
     let running = start(&app, &id, body)?;
     // Failures reach clients as the session's events (an assistant message with an
     // error); the log keeps them for whoever runs the server.
-    tokio::spawn(async move {
+    app.loops.spawn(async move {
         if let Ok(Err(e)) = running.await
             && !e.is_abort()
         {
@@ -138,7 +138,9 @@ pub async fn prompt_async(
     Ok(StatusCode::NO_CONTENT)
 }
 
-/// Checks `body` and starts the prompt in its own task.
+/// Checks `body`, stores the prompt, and runs it in a task on the loops' runtime:
+/// the prompt is in the session (and on the stream) before the request is answered,
+/// and a client that goes away drops only its wait.
 fn start(
     app: &App,
     id: &str,
@@ -146,10 +148,11 @@ fn start(
 ) -> Result<JoinHandle<Result<Turn, EngineError>>, ApiError> {
     let request = request_of(app, body)?;
     let session = app.engine.session(id)?;
+    let pending = app.engine.record(&session, request)?;
     let engine = app.engine.clone();
-    Ok(tokio::spawn(async move {
-        engine.prompt(&session, request).await
-    }))
+    Ok(app
+        .loops
+        .spawn(async move { engine.run(&session, pending).await }))
 }
 
 /// What `body` asks, or a 400 naming what Ward does not take.
