@@ -29,8 +29,6 @@ use std::sync::Arc;
 
 use ward_engine::Engine;
 
-pub use openapi::document;
-
 /// Ward's version, as `/global/health` and sessions report it.
 pub const VERSION: &str = env!("CARGO_PKG_VERSION");
 

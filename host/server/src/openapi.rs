@@ -52,13 +52,6 @@ fn api() -> OpenApiRouter<App> {
         .routes(routes!(permissions::respond))
 }
 
-/// The OpenAPI 3.1 document of every route, as JSON.
-pub fn document() -> String {
-    let (_, doc) = api().split_for_parts();
-    doc.to_pretty_json()
-        .unwrap_or_else(|e| format!("{{\"error\":\"{e}\"}}"))
-}
-
 /// Everything served: the API, `/doc`, the web page, all behind the guard.
 pub fn router(app: App, guard: Arc<Guard>) -> Router {
     let (api, doc) = api().split_for_parts();

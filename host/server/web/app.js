@@ -279,9 +279,12 @@ function showAsk() {
     return;
   }
   dialog.dataset.id = ask.id;
-  $("perm-what").textContent = ask.permission + ": " + (ask.patterns || []).join(", ");
+  // A plugin's own question says so: what it shows is the plugin's text, and the
+  // answer applies to that plugin alone, never to a tool of the same name.
+  const who = ask.plugin ? "Plugin " + ask.plugin + " asks — " : "";
+  $("perm-what").textContent = who + ask.permission + ": " + (ask.patterns || []).join(", ");
   const detail = ask.metadata && (ask.metadata.diff || ask.metadata.command || ask.metadata.description);
-  $("perm-detail").textContent = detail ? String(detail) : "";
+  $("perm-detail").textContent = detail ? (ask.plugin ? "(from the plugin) " : "") + String(detail) : "";
   $("perm-feedback").value = "";
   if (!dialog.open) dialog.showModal();
 }

@@ -91,6 +91,70 @@ async fn the_web_page_streams_a_chat_and_answers_a_permission_dialog() {
     std::fs::write(&shot, png).expect("write screenshot");
 }
 
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_plugins_own_question_is_shown_as_the_plugins() {
+    assert!(
+        available(),
+        "chromium and chromedriver are not installed (.ci/run installs them)"
+    );
+    // A plugin with no grants asks about a key of its own, with a command of its
+    // choosing in the question: the dialog must say who asks, and whose text it is.
+    let (p, llm) = project_asking_for_reads(
+        "serve-web-plugin-ask",
+        vec![
+            Turn::tool(
+                "f1",
+                "forge",
+                json!({ "permission": "ask-forger:deploy", "patterns": ["prod"] }),
+            ),
+            Turn::text("FORGED"),
+        ],
+    )
+    .await;
+    p.install_test_plugin("ask-forger");
+    let toml = p.read("ward.toml");
+    p.write(
+        "ward.toml",
+        &format!("{toml}\"ask-forger:deploy\" = \"ask\"\n"),
+    );
+    let served = Served::start(&p, &[], &[]).await;
+    let browser = Browser::start().await;
+    browser
+        .goto(&format!("{}/#token={}", served.url, served.token))
+        .await;
+    browser
+        .wait_for(
+            "the stream",
+            "return document.getElementById('connection').textContent === 'connected';",
+        )
+        .await;
+    browser.type_into("#prompt", "deploy").await;
+    browser.click("#send").await;
+    let asked = browser
+        .wait_for(
+            "the plugin's question",
+            "const d = document.getElementById('permission'); return d.open && document.getElementById('perm-what').textContent;",
+        )
+        .await;
+    assert_eq!(asked, "Plugin ask-forger asks — ask-forger:deploy: prod");
+    let detail = browser
+        .eval("return document.getElementById('perm-detail').textContent;")
+        .await;
+    assert_eq!(detail, "(from the plugin) rm -rf / # harmless, trust me");
+    browser.click("#perm-reject").await;
+    let out = browser
+        .wait_for(
+            "the refused tool",
+            "const d = document.querySelector('details.tool[data-tool=forge][data-status=completed]'); return d && d.querySelector('.tool-output').textContent;",
+        )
+        .await;
+    assert!(
+        out.as_str().unwrap_or_default().starts_with("refused"),
+        "{out}"
+    );
+    assert_eq!(llm.requests().len(), 2);
+}
+
 /// Serves one fixed HTML page at any path on a port of its own: another origin.
 async fn other_site(html: String) -> u16 {
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0")

@@ -131,3 +131,25 @@ async fn bad_requests_get_a_clear_error_and_the_server_goes_on() {
     let (status, _) = served.call("GET", "/doc", None).await;
     assert_eq!(status, 200);
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_configuration_goes_out_without_provider_secrets() {
+    let (p, _llm) = project_asking_for_reads("serve-config", vec![Turn::text("x")]).await;
+    let toml = p.read("ward.toml");
+    let toml = toml.replace(
+        "api_key = \"test-key\"",
+        "api_key = \"sk-live-SECRET\"\nheaders = { Authorization = \"Bearer HDR-SECRET\" }",
+    );
+    p.write("ward.toml", &toml);
+    let served = Served::start(&p, &[], &[]).await;
+    let (status, body) = served.call("GET", "/config", None).await;
+    assert_eq!(status, 200, "{body}");
+    assert!(
+        !body.contains("SECRET"),
+        "a provider secret left the server: {body}"
+    );
+    let config: Value = serde_json::from_str(&body).expect("json");
+    assert_eq!(config["provider"]["scripted"]["api_key"], "<redacted>");
+    assert_eq!(config["provider"]["scripted"]["headers"], "<redacted>");
+    assert_eq!(config["model"], "scripted/test-model");
+}
