@@ -190,7 +190,9 @@ pub fn is_loopback(hostname: &str) -> bool {
             .is_ok_and(|ip| ip.is_loopback())
 }
 
-fn bracketed(hostname: &str) -> String {
+/// `hostname` as it goes before `:port` in an address or a `Host` header: an IPv6
+/// address in brackets.
+pub(crate) fn bracketed(hostname: &str) -> String {
     if hostname.contains(':') && !hostname.starts_with('[') {
         format!("[{hostname}]")
     } else {

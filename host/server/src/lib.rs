@@ -169,7 +169,7 @@ pub async fn serve(
         Some(token) => token,
         None => token::random(),
     };
-    let address = format!("{}:{}", bracket(&options.hostname), options.port);
+    let address = format!("{}:{}", guard::bracketed(&options.hostname), options.port);
     let bind_error = |source| ServerError::Bind {
         address: address.clone(),
         source,
@@ -204,7 +204,11 @@ pub async fn serve(
     }));
     let router = openapi::router(app, guard);
     ready(&Ready {
-        url: format!("http://{}:{}", bracket(&options.hostname), bound.port()),
+        url: format!(
+            "http://{}:{}",
+            guard::bracketed(&options.hostname),
+            bound.port()
+        ),
         address: bound,
         token,
         token_file,
@@ -269,11 +273,3 @@ async fn run(
 
 /// How long open requests may take to finish once the server is told to stop.
 pub const SHUTDOWN_GRACE: std::time::Duration = std::time::Duration::from_secs(3);
-
-fn bracket(hostname: &str) -> String {
-    if hostname.contains(':') && !hostname.starts_with('[') {
-        format!("[{hostname}]")
-    } else {
-        hostname.to_string()
-    }
-}

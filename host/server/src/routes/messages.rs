@@ -146,7 +146,7 @@ fn start(
     id: &str,
     body: Prompt,
 ) -> Result<JoinHandle<Result<Turn, EngineError>>, ApiError> {
-    let request = request_of(app, body)?;
+    let request = request_of(body)?;
     let session = app.engine.session(id)?;
     let pending = app.engine.record(&session, request)?;
     let engine = app.engine.clone();
@@ -155,8 +155,9 @@ fn start(
         .spawn(async move { engine.run(&session, pending).await }))
 }
 
-/// What `body` asks, or a 400 naming what Ward does not take.
-fn request_of(app: &App, body: Prompt) -> Result<PromptRequest, ApiError> {
+/// What `body` asks, or a 400 naming what Ward does not take. The agent and model
+/// are checked where the prompt is stored ([`ward_engine::Engine::record`]).
+fn request_of(body: Prompt) -> Result<PromptRequest, ApiError> {
     if body.message_id.is_some() {
         return Err(unsupported("messageID"));
     }
@@ -202,15 +203,6 @@ fn request_of(app: &App, body: Prompt) -> Result<PromptRequest, ApiError> {
     let model = body
         .model
         .map(|m| format!("{}/{}", m.provider_id, m.model_id));
-    let ws = app.engine.workspace();
-    if let Some(agent) = &body.agent {
-        ws.primary_agent(Some(agent))
-            .map_err(|e| ApiError::bad_request(format!("`agent`: {e}")))?;
-    }
-    if let Some(model) = &model {
-        ward_engine::model::resolve(&ws.config, Some(model))
-            .map_err(|e| ApiError::bad_request(format!("`model`: {e}")))?;
-    }
     Ok(PromptRequest {
         text,
         agent: body.agent,
