@@ -6,31 +6,14 @@ Prints the median wall time and peak RSS of each. Needs `scripts/build.sh` first
 
     python3 scripts/bench-first-run.py [path/to/ward]
 """
-import json, os, shutil, statistics, subprocess, sys, tempfile, time
+import os, shutil, statistics, subprocess, sys, tempfile, time
 
 import benchlib
 
 
-def sse(*chunks):
-    return "".join(f"data: {json.dumps(c)}\n\n" for c in chunks).encode() + b"data: [DONE]\n\n"
-
-
-def chunk(delta, finish=None):
-    return {"id": "c", "object": "chat.completion.chunk",
-            "choices": [{"index": 0, "delta": delta, "finish_reason": finish}]}
-
-
-CALL = sse(
-    chunk({"role": "assistant", "tool_calls": [{"index": 0, "id": "call_1", "type": "function",
-           "function": {"name": "bash", "arguments": json.dumps({"command": "echo hi", "description": "say hi"})}}]}),
-    chunk({}, "tool_calls"),
-)
-ANSWER = sse(chunk({"role": "assistant", "content": "Done."}), chunk({}, "stop"))
-
-
 def main():
     ward = os.path.abspath(sys.argv[1] if len(sys.argv) > 1 else "target/release/ward")
-    port = benchlib.serve(lambda body: ANSWER if b'"role":"tool"' in body else CALL)
+    port = benchlib.serve(benchlib.one_bash_step)
     base = tempfile.mkdtemp(prefix="ward-first-run-")
     project = benchlib.project(base, port, '[permission]\nbash = "allow"\n')
     state = os.path.join(base, "state")

@@ -1,6 +1,6 @@
 """What the whole-process `ward run` benchmarks share: a zero-latency local
 OpenAI-compatible SSE server, and a git project whose ward.toml points at it."""
-import http.server, os, socketserver, subprocess, threading
+import http.server, json, os, socketserver, subprocess, threading
 
 
 def serve(reply):
@@ -41,3 +41,27 @@ def state_env(state):
     return dict(os.environ, WARD_DATA_DIR=os.path.join(state, "data"), HOME=os.path.join(state, "home"),
                 XDG_CONFIG_HOME=os.path.join(state, "home", ".config"),
                 WARD_CACHE_DIR=os.path.join(state, "cache"))
+
+
+def sse(*chunks):
+    """An OpenAI chat-completions event stream of `chunks`."""
+    return "".join(f"data: {json.dumps(c)}\n\n" for c in chunks).encode() + b"data: [DONE]\n\n"
+
+
+def chunk(delta, finish=None):
+    """One chat-completions stream chunk."""
+    return {"id": "c", "object": "chat.completion.chunk",
+            "choices": [{"index": 0, "delta": delta, "finish_reason": finish}]}
+
+
+BASH_CALL = sse(
+    chunk({"role": "assistant", "tool_calls": [{"index": 0, "id": "call_1", "type": "function",
+           "function": {"name": "bash", "arguments": json.dumps({"command": "echo hi", "description": "say hi"})}}]}),
+    chunk({}, "tool_calls"),
+)
+DONE = sse(chunk({"role": "assistant", "content": "Done."}), chunk({}, "stop"))
+
+
+def one_bash_step(body):
+    """A model that calls `bash` once, then answers "Done." once the result is in."""
+    return DONE if b'"role":"tool"' in body else BASH_CALL

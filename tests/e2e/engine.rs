@@ -6,7 +6,6 @@
 use std::time::Duration;
 
 use serde_json::json;
-use tokio::sync::broadcast;
 use ward_engine::{Engine, EngineOptions, Event, PromptRequest, Reply};
 use ward_store::{PartKind, SessionStatus, Store, ToolState};
 use ward_tests::Project;
@@ -49,7 +48,7 @@ fn seen(event: &Event) -> Seen {
 /// The events of `session` until it goes idle, answering every ask with `reply`.
 async fn until_idle(
     engine: &Engine,
-    events: &mut broadcast::Receiver<Event>,
+    events: &mut ward_store::Subscription,
     session: &str,
     reply: Reply,
 ) -> Vec<Seen> {

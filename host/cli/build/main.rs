@@ -4,7 +4,7 @@
 //! the component's SHA-256: the first run of a standard tool deserializes it instead of
 //! compiling it (an artifact the running CPU or engine cannot take is compiled as
 //! before), and listing the standard tools loads no component at all. Set
-//! `WARD_SKIP_PLUGINS=1` to embed none.
+//! `WARD_SKIP_PLUGINS=1` to embed none. How the binary is linked: [`link`].
 
 #![allow(
     clippy::disallowed_macros,
@@ -12,6 +12,7 @@
 )]
 
 mod declare;
+mod link;
 
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
@@ -20,6 +21,7 @@ use sha2::{Digest, Sha256};
 
 fn main() {
     let manifest_dir = PathBuf::from(std::env::var("CARGO_MANIFEST_DIR").unwrap_or_default());
+    link::configure(&manifest_dir);
     let root = ward_wasm_build::workspace_root(&manifest_dir);
     let target_dir = root.join("target/wasm");
     println!("cargo:rerun-if-env-changed=WARD_SKIP_PLUGINS");

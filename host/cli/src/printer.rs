@@ -35,7 +35,7 @@ pub struct Printer {
 
 impl Printer {
     /// Prints `session`'s events from `events` until finished.
-    pub fn start(events: broadcast::Receiver<Event>, session: &str, format: Format) -> Printer {
+    pub fn start(events: ward_store::Subscription, session: &str, format: Format) -> Printer {
         let (stop, stopped) = oneshot::channel();
         let view = View {
             session: session.to_string(),
@@ -87,7 +87,7 @@ const TICK: Duration = Duration::from_millis(200);
 impl View {
     async fn run(
         mut self,
-        mut events: broadcast::Receiver<Event>,
+        mut events: ward_store::Subscription,
         mut stopped: oneshot::Receiver<()>,
     ) {
         let mut tick = tokio::time::interval(TICK);

@@ -34,7 +34,7 @@ impl Answers for PermissionEngine {
 /// Answers the asks published on `events` until the channel closes.
 pub fn spawn_answerer(
     answers: impl Answers,
-    mut events: broadcast::Receiver<Event>,
+    mut events: ward_store::Subscription,
     yes: bool,
 ) -> tokio::task::JoinHandle<()> {
     tokio::spawn(async move {

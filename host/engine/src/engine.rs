@@ -12,7 +12,6 @@ use std::path::Path;
 use std::sync::{Arc, Mutex, Weak};
 use std::time::Duration;
 
-use tokio::sync::broadcast;
 use tokio::task::JoinHandle;
 use ward_permission::{AskRequest, PermissionEngine, Reply};
 use ward_prompt::EnvironmentAhead;
@@ -21,7 +20,7 @@ use ward_session::task::ChildLoops;
 use ward_session::title::Titles;
 use ward_session::truncate::{KEEP_SAVED, SWEEP_EVERY, sweep};
 use ward_session::{ActiveLoops, CompactionAgent, ModelSetup, RecordedPrompt, Runner};
-use ward_store::{AssistantMessage, Event, ModelRef, Session, SqliteStore, Store};
+use ward_store::{AssistantMessage, ModelRef, Session, SqliteStore, Store, Subscription};
 
 use crate::error::EngineError;
 use crate::options::EngineOptions;
@@ -72,7 +71,7 @@ pub struct Opened {
     pub session: Session,
     /// The bus from before the prompt was stored: a frontend that renders from it
     /// misses nothing of the prompt.
-    pub events: broadcast::Receiver<Event>,
+    pub events: Subscription,
     /// The prompt, to hand to [`Engine::run`].
     pub prompt: PendingPrompt,
 }
@@ -137,7 +136,7 @@ struct Start {
     environment: Arc<EnvironmentAhead>,
     /// Subscribed first, so the plugins' `event` hooks see what is stored before
     /// they are loaded too.
-    hook_events: broadcast::Receiver<Event>,
+    hook_events: Subscription,
 }
 
 impl Engine {
@@ -233,7 +232,7 @@ impl Engine {
 
     /// Every event from now on: sessions, messages, parts and their deltas, status
     /// and retries, todos, permission asks and replies, plugin events.
-    pub fn subscribe(&self) -> broadcast::Receiver<Event> {
+    pub fn subscribe(&self) -> Subscription {
         self.shared.store.bus().subscribe()
     }
 

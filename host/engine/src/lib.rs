@@ -36,4 +36,4 @@ pub use workspace::{Settings, Workspace, primary_agent, rules};
 // What frontends name in what they render and answer, so they need not depend on
 // the crates below the engine for it.
 pub use ward_permission::{AskRequest, Reply};
-pub use ward_store::{Event, Session};
+pub use ward_store::{Event, Session, Subscription};

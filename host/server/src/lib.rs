@@ -242,7 +242,7 @@ pub async fn serve(
 async fn run(
     listener: std::net::TcpListener,
     router: axum::Router,
-    events: tokio::sync::broadcast::Receiver<ward_engine::Event>,
+    events: ward_store::Subscription,
     log: Arc<stream::EventLog>,
     root: String,
     shutdown: impl Future<Output = ()> + Send + 'static,

@@ -16,7 +16,6 @@ use std::sync::{Arc, Mutex};
 use axum::response::sse::{Event as SseEvent, KeepAlive, Sse};
 use futures_util::Stream;
 use tokio::sync::{broadcast, watch};
-use ward_engine::Event;
 
 use crate::wire::event::{EventInfo, events_of};
 
@@ -129,7 +128,7 @@ impl EventLog {
 /// Records the engine's events into `log` until the engine's bus closes. A lag of
 /// the recorder itself (the bus outran it) is recorded as a `server.lagged` event,
 /// so every client learns of it.
-pub async fn record(mut events: broadcast::Receiver<Event>, log: Arc<EventLog>, root: String) {
+pub async fn record(mut events: ward_store::Subscription, log: Arc<EventLog>, root: String) {
     loop {
         match events.recv().await {
             Ok(event) => {

@@ -20,7 +20,7 @@ use ward_store::Event;
 /// to answer a question ([`CallScope::unattended`]). Returns `None` (and spawns nothing) when no plugin
 /// could take events, so a session without hook plugins pays nothing per event.
 pub fn forward_events(
-    mut events: broadcast::Receiver<Event>,
+    mut events: ward_store::Subscription,
     host: Arc<PluginHost>,
     project: &Path,
     rules: Arc<Vec<ward_permission::Ruleset>>,

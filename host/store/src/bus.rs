@@ -5,9 +5,18 @@
 //! broadcast channel: publishing never blocks the writer, and a subscriber that falls
 //! more than the channel's capacity behind is told how many events it missed
 //! ([`tokio::sync::broadcast::error::RecvError::Lagged`]) and can reload from the store.
+//!
+//! The channel carries each event behind an [`Arc`]: its slots are made (and their
+//! memory written) up front, 4,096 of them, and an inline [`Event`] is 272 bytes — 1.2
+//! MB zeroed on every start of every process, a millisecond and a tenth of a one-shot
+//! run's heap — where a pointer's slot is 40 bytes. Subscribers still receive an owned
+//! [`Event`] ([`Subscription`]): tokio cloned it for each of them before too.
+
+use std::sync::Arc;
 
 use serde::{Deserialize, Serialize};
 use tokio::sync::broadcast;
+use tokio::sync::broadcast::error::{RecvError, TryRecvError};
 use ward_permission::{AskRequest, Reply};
 
 use crate::model::message::MessageInfo;
@@ -231,7 +240,7 @@ impl Event {
 /// subscribers.
 #[derive(Clone, Debug)]
 pub struct Bus {
-    sender: broadcast::Sender<Event>,
+    sender: broadcast::Sender<Arc<Event>>,
 }
 
 impl Bus {
@@ -245,12 +254,35 @@ impl Bus {
     pub fn publish(&self, event: Event) {
         // An error only means nobody is subscribed, which is normal (e.g. `ward run`
         // without JSON output): the store is the record, events are notifications.
-        let _ = self.sender.send(event);
+        let _ = self.sender.send(Arc::new(event));
     }
 
     /// A receiver of every event published from now on.
-    pub fn subscribe(&self) -> broadcast::Receiver<Event> {
-        self.sender.subscribe()
+    pub fn subscribe(&self) -> Subscription {
+        Subscription(self.sender.subscribe())
+    }
+}
+
+/// One subscriber's place in a [`Bus`]: a tokio broadcast receiver that hands out owned
+/// events, with the same errors.
+#[derive(Debug)]
+pub struct Subscription(broadcast::Receiver<Arc<Event>>);
+
+impl Subscription {
+    /// The next event, waiting for one; [`RecvError::Lagged`] says how many this
+    /// subscriber missed by falling behind, [`RecvError::Closed`] that the bus is gone.
+    pub async fn recv(&mut self) -> Result<Event, RecvError> {
+        self.0.recv().await.map(Arc::unwrap_or_clone)
+    }
+
+    /// The next event if one is waiting.
+    pub fn try_recv(&mut self) -> Result<Event, TryRecvError> {
+        self.0.try_recv().map(Arc::unwrap_or_clone)
+    }
+
+    /// A new subscription to the same bus, from its next event on.
+    pub fn resubscribe(&self) -> Subscription {
+        Subscription(self.0.resubscribe())
     }
 }
 

@@ -19,7 +19,7 @@ pub mod model;
 pub mod sqlite;
 pub mod store;
 
-pub use bus::{Bus, Event, SessionStatus};
+pub use bus::{Bus, Event, SessionStatus, Subscription};
 pub use clock::now_ms;
 pub use error::{Result, StoreError};
 pub use id::{IdKind, new_id};
