@@ -443,6 +443,8 @@ impl Start {
         let bus = store.bus().clone();
         let mut ws = Workspace::load(settings, Some(crate::events::plugin_sink(&bus))).await?;
         ws.environment_ahead = Some(environment);
+        // MCP servers start in the background: the first tool list waits for them.
+        ws.mcp.start();
         let mut warnings = ws.discovery_errors.clone();
         let (_, failed) = ws.host.all_tools().await;
         warnings.extend(

@@ -129,9 +129,7 @@ impl TryFrom<RawMcp> for McpConfig {
                             .into(),
                     );
                 }
-                let url = raw
-                    .url
-                    .ok_or("a `type = \"remote\"` server needs `url`")?;
+                let url = raw.url.ok_or("a `type = \"remote\"` server needs `url`")?;
                 if !(url.starts_with("http://") || url.starts_with("https://")) {
                     return Err(format!(
                         "`url` must be an http:// or https:// address, found `{url}`"

@@ -1,0 +1,112 @@
+//! Every configured server of a project: started together in the background, never
+//! holding up Ward's start; their tools awaited (each within its own timeout) when a
+//! tool list is first needed, and offered as a [`ToolSource`].
+
+use std::collections::BTreeMap;
+use std::path::PathBuf;
+use std::sync::Arc;
+
+use futures_util::future::join_all;
+use ward_config::McpConfig;
+use ward_sandbox::Launcher;
+use ward_session::ToolSource;
+use ward_session::tools::HostTool;
+
+use crate::server::{Server, ServerStatus};
+
+/// What starting servers takes besides their configuration.
+#[derive(Clone)]
+pub struct McpContext {
+    /// The project (a local server's working directory, and what it may write).
+    pub project: PathBuf,
+    /// Paths every confined process keeps read-only (Ward's configuration and state).
+    pub protected: Vec<PathBuf>,
+    /// Where confined processes are started (`None`: local servers cannot start).
+    pub launcher: Option<Arc<Launcher>>,
+    /// The HTTP client remote servers are reached with (`None`: it could not be
+    /// built, and remote servers fail to start saying so).
+    pub http: Option<reqwest::Client>,
+}
+
+impl McpContext {
+    /// The context for `project`, with an HTTP client of its own.
+    pub fn new(
+        project: PathBuf,
+        protected: Vec<PathBuf>,
+        launcher: Option<Arc<Launcher>>,
+    ) -> McpContext {
+        McpContext {
+            project,
+            protected,
+            launcher,
+            http: reqwest::Client::builder().build().ok(),
+        }
+    }
+}
+
+/// The project's MCP servers.
+pub struct McpClients {
+    servers: Vec<Arc<Server>>,
+    ctx: Arc<McpContext>,
+}
+
+impl McpClients {
+    /// The servers `configs` describe (none started yet).
+    pub fn new(configs: &BTreeMap<String, McpConfig>, ctx: McpContext) -> Arc<McpClients> {
+        Arc::new(McpClients {
+            servers: configs
+                .iter()
+                .map(|(name, config)| Arc::new(Server::new(name.clone(), config.clone())))
+                .collect(),
+            ctx: Arc::new(ctx),
+        })
+    }
+
+    /// Whether no server is configured.
+    pub fn is_empty(&self) -> bool {
+        self.servers.is_empty()
+    }
+
+    /// Starts every enabled server on a task of its own and returns at once.
+    pub fn start(&self) {
+        for server in self.servers.iter().filter(|s| s.enabled()) {
+            let (server, ctx) = (server.clone(), self.ctx.clone());
+            tokio::spawn(async move {
+                if let Err(e) = server.ready(&ctx).await {
+                    tracing::warn!("{e}");
+                }
+            });
+        }
+    }
+
+    /// Waits until every enabled server has started or failed (each within its own
+    /// timeout, all at once); returns the failures as messages.
+    pub async fn ready(&self) -> Vec<String> {
+        let starts = self
+            .servers
+            .iter()
+            .filter(|s| s.enabled())
+            .map(|s| s.ready(&self.ctx));
+        join_all(starts)
+            .await
+            .into_iter()
+            .filter_map(Result::err)
+            .map(|e| e.to_string())
+            .collect()
+    }
+
+    /// Each server's status, by name.
+    pub fn statuses(&self) -> Vec<ServerStatus> {
+        self.servers.iter().map(|s| s.status()).collect()
+    }
+}
+
+impl ToolSource for McpClients {
+    fn tools(&self) -> Vec<Arc<dyn HostTool>> {
+        self.servers
+            .iter()
+            .flat_map(|s| s.tools())
+            .map(|t| t as Arc<dyn HostTool>)
+            .collect()
+    }
+}
