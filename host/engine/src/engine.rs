@@ -105,7 +105,7 @@ pub(crate) struct Shared {
     /// The model each session's latest prompt went to (a subagent without a model of
     /// its own uses its caller's).
     models: Mutex<HashMap<String, ModelSetup>>,
-    warnings: Mutex<Vec<String>>,
+    pub(crate) warnings: Mutex<Vec<String>>,
     tasks: Mutex<Vec<JoinHandle<()>>>,
     /// What feeds the plugins' `event` hooks from the bus (if any plugin takes
     /// events), and how to tell it the engine is closing.

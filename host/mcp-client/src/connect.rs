@@ -146,7 +146,7 @@ pub async fn connect(
                 Arc::downgrade(shared),
                 tail.clone(),
             )));
-            let transport = LineTransport::new(stdout, stdin, shared.problems.clone());
+            let transport = LineTransport::new(stdout, stdin, Arc::downgrade(shared));
             match handler.serve(transport).await {
                 Ok(service) => Ok((
                     service,

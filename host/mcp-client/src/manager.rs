@@ -48,6 +48,7 @@ impl McpContext {
 pub struct McpClients {
     servers: Vec<Arc<Server>>,
     ctx: Arc<McpContext>,
+    reported: std::sync::Mutex<Vec<String>>,
 }
 
 impl McpClients {
@@ -59,6 +60,7 @@ impl McpClients {
                 .map(|(name, config)| Arc::new(Server::new(name.clone(), config.clone())))
                 .collect(),
             ctx: Arc::new(ctx),
+            reported: std::sync::Mutex::new(Vec::new()),
         })
     }
 
@@ -73,7 +75,7 @@ impl McpClients {
             let (server, ctx) = (server.clone(), self.ctx.clone());
             tokio::spawn(async move {
                 if let Err(e) = server.ready(&ctx).await {
-                    tracing::warn!("{e}");
+                    tracing::debug!("{e}");
                 }
             });
         }
@@ -93,6 +95,28 @@ impl McpClients {
             .filter_map(Result::err)
             .map(|e| e.to_string())
             .collect()
+    }
+
+    /// Why each server that failed did, for those not asked about before (a frontend
+    /// reports each failure once).
+    pub fn unreported_failures(&self) -> Vec<String> {
+        let Ok(mut reported) = self.reported.lock() else {
+            return Vec::new();
+        };
+        let mut out = Vec::new();
+        for status in self.statuses() {
+            if let crate::Status::Failed(reason) = status.status
+                && !reported.contains(&status.name)
+            {
+                reported.push(status.name.clone());
+                out.push(if reason.contains(&format!("`{}`", status.name)) {
+                    reason
+                } else {
+                    format!("MCP server `{}`: {reason}", status.name)
+                });
+            }
+        }
+        out
     }
 
     /// Each server's status, by name.

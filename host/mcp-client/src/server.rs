@@ -31,7 +31,9 @@ pub struct Problems(Mutex<VecDeque<String>>);
 impl Problems {
     /// Records `problem`.
     pub fn note(&self, problem: String) {
-        tracing::warn!("MCP server problem: {problem}");
+        // Not a warning on the terminal: the text is the server's (`ward mcp list`
+        // shows it, rendered inert).
+        tracing::debug!("MCP server problem: {problem}");
         if let Ok(mut list) = self.0.lock() {
             if list.len() == KEPT_PROBLEMS {
                 list.pop_front();

@@ -15,7 +15,9 @@ use rmcp::transport::Transport;
 use tokio::io::{AsyncBufReadExt, AsyncRead, AsyncWrite, AsyncWriteExt, BufReader};
 use tokio::sync::Mutex;
 
-use crate::server::Problems;
+use std::sync::Weak;
+
+use crate::server::Shared;
 
 /// The largest message a server may send: 8 MiB (tool output beyond 50 KB is cut
 /// before the model sees it anyway).
@@ -29,18 +31,19 @@ pub struct LineTransport<R, W> {
     reader: BufReader<R>,
     writer: Arc<Mutex<Option<W>>>,
     line: Vec<u8>,
-    problems: Arc<Problems>,
+    shared: Weak<Shared>,
     max: usize,
 }
 
 impl<R: AsyncRead + Unpin, W: AsyncWrite + Unpin> LineTransport<R, W> {
-    /// A transport reading `reader`, writing `writer`, reporting into `problems`.
-    pub fn new(reader: R, writer: W, problems: Arc<Problems>) -> Self {
+    /// A transport reading `reader`, writing `writer`, reporting problems to the
+    /// server `shared` describes.
+    pub fn new(reader: R, writer: W, shared: Weak<Shared>) -> Self {
         LineTransport {
             reader: BufReader::new(reader),
             writer: Arc::new(Mutex::new(Some(writer))),
             line: Vec::new(),
-            problems,
+            shared,
             max: MAX_MESSAGE,
         }
     }
@@ -101,10 +104,16 @@ where
                 Ok(true) => {}
                 Ok(false) => return None,
                 Err(len) => {
-                    self.problems.note(format!(
-                        "sent a message of more than {} MiB (at least {len} bytes); the connection was closed",
+                    let why = format!(
+                        "it sent a message of more than {} MiB (at least {len} bytes); the connection was closed",
                         self.max / (1024 * 1024)
-                    ));
+                    );
+                    if let Some(shared) = self.shared.upgrade() {
+                        shared.problems.note(why.clone());
+                        // The reason the connection ended, before the process dies
+                        // of the closed pipe and its exit status could claim it.
+                        shared.close(why);
+                    }
                     return None;
                 }
             }
@@ -116,9 +125,11 @@ where
                 Ok(message) => return Some(message),
                 Err(e) => {
                     let shown: String = String::from_utf8_lossy(text).chars().take(QUOTE).collect();
-                    self.problems.note(format!(
-                        "sent something that is not a JSON-RPC message ({e}): {shown}"
-                    ));
+                    if let Some(shared) = self.shared.upgrade() {
+                        shared.problems.note(format!(
+                            "sent something that is not a JSON-RPC message ({e}): {shown}"
+                        ));
+                    }
                 }
             }
         }

@@ -40,7 +40,7 @@ fn a_hostile_server_is_contained_and_reported() {
         ),
     );
     // Lines that are not JSON-RPC are skipped and reported; the server still works.
-    let (ok, out) = tool_call(&p, "noisy_late", json!({}));
+    let (ok, out) = tool_call(&p, "noisy_add_tool", json!({}));
     assert!(ok, "{out}");
     let status = p.run(&["mcp", "list"], "").expect_ok();
     assert!(status.contains("noisy  connected"), "{status}");
@@ -124,6 +124,15 @@ async fn servers_that_fail_or_hang_are_reported_and_the_session_runs() {
     let requests = llm.requests();
     assert!(tool_result(&requests, "c1").contains("readable"));
     assert!(tool_result(&requests, "c2").contains("missing_anything"));
+    assert!(
+        run.stderr().contains("warning: MCP server `missing`")
+            && run.stderr().contains("exited with status 1")
+            && run
+                .stderr()
+                .contains("warning: MCP server `hangs` did not answer"),
+        "the run reports the servers that failed: {}",
+        run.stderr()
+    );
 
     let status = p.run(&["mcp", "list"], "").expect_ok();
     assert!(
