@@ -61,12 +61,15 @@ pub trait ToolSource: Send + Sync {
     fn tools(&self) -> Vec<Arc<dyn HostTool>>;
 }
 
+/// A tool source and the rules its tools are filtered by.
+type Source = (Arc<dyn ToolSource>, Arc<Vec<Ruleset>>);
+
 /// The tools on offer in one session.
 pub struct ToolBox {
     host: Arc<PluginHost>,
     tools: Vec<(Arc<Plugin>, ToolInfo)>,
     natives: Vec<Arc<dyn HostTool>>,
-    sources: Vec<(Arc<dyn ToolSource>, Arc<Vec<Ruleset>>)>,
+    sources: Vec<Source>,
     output: OutputPolicy,
     checks: Arc<ArgChecks>,
 }

@@ -117,10 +117,10 @@ fn wait_for_process(needle: &str) -> u32 {
             };
             let cmdline = std::fs::read(entry.path().join("cmdline")).unwrap_or_default();
             let cmdline = String::from_utf8_lossy(&cmdline).replace('\0', " ");
-            if cmdline.starts_with("node ") || cmdline.contains("/node ") {
-                if cmdline.contains(needle) {
-                    return pid;
-                }
+            if (cmdline.starts_with("node ") || cmdline.contains("/node "))
+                && cmdline.contains(needle)
+            {
+                return pid;
             }
         }
         assert!(Instant::now() < until, "no process runs {needle}");
