@@ -460,6 +460,7 @@ impl Start {
             agents: ws.agents.list().map(|a| a.name.clone()).collect(),
             subagents: ws.agents.subagents().map(|a| a.name.clone()).collect(),
             registry: ws.commands.clone(),
+            mcp: Some(ws.mcp.clone()),
         });
         let tasks = vec![sweep_saved_outputs(ws.tool_output_dir.clone())];
         let (stop_hooks, stop) = tokio::sync::oneshot::channel();

@@ -48,6 +48,8 @@ pub struct Commands {
     pub agents: Vec<String>,
     /// The subagents an `@name` in a prompt may ask for.
     pub subagents: Vec<String>,
+    /// The MCP servers, whose prompts are commands too (`/SERVER:PROMPT args`).
+    pub mcp: Option<std::sync::Arc<ward_mcp_client::McpClients>>,
 }
 
 /// Expands `input` if it invokes a known command; `None` leaves it as typed.
@@ -57,7 +59,9 @@ pub async fn expand(
     session: &Session,
     input: &str,
 ) -> Option<Expansion> {
-    let (command, invocation) = commands.registry.resolve(input)?;
+    let Some((command, invocation)) = commands.registry.resolve(input) else {
+        return mcp_prompt(commands, input).await;
+    };
     let name = command.name.clone();
     let subagent = command
         .agent
@@ -96,6 +100,24 @@ pub async fn expand(
         text: expanded.text,
         context,
         subtask,
+    })
+}
+
+/// `input` expanded by an MCP server's prompt, when it names one; if the server could
+/// not give it, the typed line goes to the model with the reason.
+async fn mcp_prompt(commands: &Commands, input: &str) -> Option<Expansion> {
+    let expanded = commands.mcp.as_ref()?.expand_prompt(input).await?;
+    Some(match expanded {
+        Ok(text) => Expansion {
+            text,
+            context: Vec::new(),
+            subtask: None,
+        },
+        Err(e) => Expansion {
+            text: input.to_string(),
+            context: vec![format!("The MCP prompt could not be fetched: {e}")],
+            subtask: None,
+        },
     })
 }
 

@@ -52,6 +52,13 @@ impl ClientHandler for Handler {
             }
         });
     }
+
+    async fn on_prompt_list_changed(&self, context: NotificationContext<RoleClient>) {
+        let Some(shared) = self.shared.upgrade() else {
+            return;
+        };
+        tokio::spawn(async move { crate::prompts::refresh(&shared, &context.peer).await });
+    }
 }
 
 /// What keeps a started server's process (or nothing, for a remote one) alive; the

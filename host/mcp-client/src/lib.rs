@@ -16,6 +16,7 @@
 //!   not JSON-RPC or too large is reported, not silently dropped.
 //! - [`http`]: the streamable HTTP transport, over Ward's own `reqwest`.
 //! - [`tool`]: an MCP tool as a [`ward_session::HostTool`].
+//! - [`prompts`]: a server's prompts as slash commands (`/SERVER:PROMPT args`).
 //! - [`names`]: tool names as OpenCode spells them.
 
 mod call;
@@ -24,6 +25,7 @@ mod connect;
 pub mod http;
 pub mod manager;
 pub mod names;
+pub mod prompts;
 pub mod server;
 pub mod stdio;
 pub mod tool;

@@ -119,6 +119,28 @@ impl McpClients {
         out
     }
 
+    /// Every server's prompts, as commands: (`SERVER:PROMPT`, description).
+    pub fn prompts(&self) -> Vec<(String, String)> {
+        self.servers
+            .iter()
+            .flat_map(|s| s.prompts())
+            .map(|p| (p.command, p.description))
+            .collect()
+    }
+
+    /// `input` expanded when it is `/SERVER:PROMPT args` naming a server's prompt:
+    /// the prompt's text, or why it could not be had; `None` for anything else.
+    pub async fn expand_prompt(&self, input: &str) -> Option<Result<String, crate::McpError>> {
+        let rest = input.trim_start().strip_prefix('/')?;
+        let (name, arguments) = rest.split_once(char::is_whitespace).unwrap_or((rest, ""));
+        for server in &self.servers {
+            if let Some(prompt) = server.prompts().into_iter().find(|p| p.command == name) {
+                return Some(server.get_prompt(&prompt, arguments).await);
+            }
+        }
+        None
+    }
+
     /// Each server's status, by name.
     pub fn statuses(&self) -> Vec<ServerStatus> {
         self.servers.iter().map(|s| s.status()).collect()

@@ -93,6 +93,8 @@ pub struct Shared {
     pub closed: Mutex<Option<String>>,
     /// The connection, once made.
     pub peer: std::sync::OnceLock<Peer<RoleClient>>,
+    /// Its prompts now.
+    pub prompts: RwLock<Vec<crate::prompts::McpPrompt>>,
 }
 
 impl Shared {
@@ -137,6 +139,7 @@ impl Server {
                 tools: RwLock::new(Vec::new()),
                 closed: Mutex::new(None),
                 peer: std::sync::OnceLock::new(),
+                prompts: RwLock::new(Vec::new()),
             }),
             config,
             started: OnceCell::new(),
@@ -170,6 +173,7 @@ impl Server {
                         crate::connect::connect(&self.shared, &self.config, ctx).await?;
                     let _ = self.shared.peer.set(service.peer().clone());
                     crate::call::refresh_tools(&self.shared, service.peer()).await?;
+                    crate::prompts::refresh(&self.shared, service.peer()).await;
                     Ok::<Running, McpError>(Running {
                         _service: service,
                         _connection: connection,
@@ -203,6 +207,24 @@ impl Server {
             .read()
             .map(|t| t.clone())
             .unwrap_or_default()
+    }
+
+    /// Its prompts now.
+    pub fn prompts(&self) -> Vec<crate::prompts::McpPrompt> {
+        self.shared
+            .prompts
+            .read()
+            .map(|p| p.clone())
+            .unwrap_or_default()
+    }
+
+    /// The text of `prompt` with the typed `arguments`.
+    pub async fn get_prompt(
+        &self,
+        prompt: &crate::prompts::McpPrompt,
+        arguments: &str,
+    ) -> Result<String, McpError> {
+        crate::prompts::get(&self.shared, prompt, arguments).await
     }
 
     /// Its status now.

@@ -142,3 +142,35 @@ async fn a_changed_tool_list_reaches_the_running_session() {
     );
     assert_eq!(tool_result(&requests, "c2"), "late tool answered");
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_prompt_is_a_slash_command() {
+    let p = Project::new("mcp-prompt");
+    let llm = ScriptedLlm::start(vec![Turn::text("sunny")]).await;
+    llm.configure(&p, "openai-compatible");
+    let server = npm_server("server-everything");
+    append_config(&p, &local("everything", &[&server, "stdio"], ""));
+    let commands = p.run(&["command", "list"], "").expect_ok();
+    assert!(
+        commands.contains("/everything:args-prompt  [mcp]"),
+        "{commands}"
+    );
+    let out = p
+        .run_async(
+            &[
+                "run",
+                "--yes",
+                "/everything:args-prompt Springfield Illinois",
+            ],
+            "",
+        )
+        .await
+        .expect_ok();
+    assert!(out.contains("sunny"), "{out}");
+    let requests = llm.requests();
+    let sent = requests[0].body["messages"].to_string();
+    assert!(
+        sent.contains("What's weather in Springfield, Illinois?"),
+        "the prompt's text went to the model: {sent}"
+    );
+}
