@@ -1,5 +1,5 @@
-//! What a typed prompt becomes. `@file` mentions attach the file and `@agent` mentions
-//! of a subagent ask for it (SPEC §7). `/name arguments` runs a command: the
+//! What a typed prompt becomes. `@file` mentions attach the file, `@SERVER:URI` an MCP
+//! server's resource, and `@agent` mentions of a subagent ask for it (SPEC §7). `/name arguments` runs a command: the
 //! `command.before` hooks may change the arguments, then its template is expanded — arguments
 //! substituted, `` !`cmd` `` replaced by the command's output (run through the `bash`
 //! tool, so the permission rules and hooks apply as for the model's own calls) — and
@@ -206,6 +206,14 @@ async fn mentioned(
                 "Use the above message and context to write a prompt for the `{mention}` \
                  subagent and call the task tool with subagent_type `{mention}`."
             ));
+        } else if let Some(read) = match &commands.mcp {
+            Some(mcp) => mcp.read_mention(&mention).await,
+            None => None,
+        } {
+            context.push(match read {
+                Ok(text) => format!("Attached the MCP resource @{mention}:\n{text}"),
+                Err(e) => format!("@{mention} could not be read: {e}"),
+            });
         } else if runner.project().join(&mention).is_file() {
             let args = json!({ "filePath": mention });
             if let Ok(out) = runner.run_tool(session, "read", &args).await {

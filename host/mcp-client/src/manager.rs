@@ -141,6 +141,20 @@ impl McpClients {
         None
     }
 
+    /// What an `@SERVER:URI` mention attaches: the resource's text, or why it could not
+    /// be read; `None` when `mention` names no configured server's resource.
+    pub async fn read_mention(&self, mention: &str) -> Option<Result<String, crate::McpError>> {
+        let (server, uri) = mention.split_once(':')?;
+        if !uri.contains("://") {
+            return None;
+        }
+        let server = self
+            .servers
+            .iter()
+            .find(|s| s.enabled() && crate::names::sanitize(s.name()) == server)?;
+        Some(server.read_resource(uri).await)
+    }
+
     /// Each server's status, by name.
     pub fn statuses(&self) -> Vec<ServerStatus> {
         self.servers.iter().map(|s| s.status()).collect()

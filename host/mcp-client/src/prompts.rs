@@ -1,7 +1,8 @@
 //! MCP prompts as slash commands: `/SERVER:PROMPT args` (each part sanitized like a
 //! tool name, as OpenCode names them) asks the server for the prompt, the typed
 //! arguments given to its declared arguments in order (the last one takes the rest),
-//! and the messages it answers with become what the model is sent.
+//! and the messages it answers with become what the model is sent. Resources are
+//! attached the same way files are: `@SERVER:URI` in a prompt.
 
 use std::sync::Arc;
 
@@ -121,6 +122,45 @@ pub async fn get(
         })
         .collect();
     Ok(texts.join("\n\n"))
+}
+
+/// The text of resource `uri` (text contents joined; binary ones described).
+pub async fn read_resource(shared: &Arc<Shared>, uri: &str) -> Result<String, McpError> {
+    let peer = shared.peer.get().ok_or_else(|| McpError::Closed {
+        server: shared.name.clone(),
+        reason: shared
+            .closed_reason()
+            .unwrap_or_else(|| "it has not started".into()),
+    })?;
+    let params = rmcp::model::ReadResourceRequestParams::new(uri);
+    let result = tokio::time::timeout(shared.call_timeout, peer.read_resource(params))
+        .await
+        .map_err(|_| McpError::Timeout {
+            server: shared.name.clone(),
+            what: format!("resource `{uri}`"),
+            ms: millis(shared.call_timeout),
+        })?
+        .map_err(|e| McpError::Protocol {
+            server: shared.name.clone(),
+            message: format!("resource `{uri}`: {e}"),
+        })?;
+    let value = serde_json::to_value(&result).unwrap_or(Value::Null);
+    let parts: Vec<String> = value
+        .get("contents")
+        .and_then(Value::as_array)
+        .into_iter()
+        .flatten()
+        .map(|c| match c.get("text").and_then(Value::as_str) {
+            Some(text) => text.to_string(),
+            None => format!(
+                "[binary {}]",
+                c.get("mimeType")
+                    .and_then(Value::as_str)
+                    .unwrap_or("content")
+            ),
+        })
+        .collect();
+    Ok(parts.join("\n"))
 }
 
 /// The typed words given to `names` in order, the last name taking the rest.

@@ -227,6 +227,11 @@ impl Server {
         crate::prompts::get(&self.shared, prompt, arguments).await
     }
 
+    /// The text of its resource `uri`.
+    pub async fn read_resource(&self, uri: &str) -> Result<String, McpError> {
+        crate::prompts::read_resource(&self.shared, uri).await
+    }
+
     /// Its status now.
     pub fn status(&self) -> ServerStatus {
         let status = if !self.config.enabled {

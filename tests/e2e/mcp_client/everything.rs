@@ -174,3 +174,33 @@ async fn a_prompt_is_a_slash_command() {
         "the prompt's text went to the model: {sent}"
     );
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_resource_is_attached_with_an_at_mention() {
+    let p = Project::new("mcp-resource");
+    let llm = ScriptedLlm::start(vec![Turn::text("read it")]).await;
+    llm.configure(&p, "openai-compatible");
+    let server = npm_server("server-everything");
+    append_config(&p, &local("everything", &[&server, "stdio"], ""));
+    // The document's first line, as the server's docs/architecture.md has it.
+    let docs = std::path::Path::new(&server).parent().unwrap().join("docs");
+    let expected = std::fs::read_to_string(docs.join("architecture.md")).unwrap();
+    let first_line = expected.lines().next().unwrap().to_string();
+    let out = p
+        .run_async(
+            &[
+                "run",
+                "--yes",
+                "summarize @everything:demo://resource/static/document/architecture.md please",
+            ],
+            "",
+        )
+        .await
+        .expect_ok();
+    assert!(out.contains("read it"), "{out}");
+    let sent = llm.requests()[0].body["messages"].to_string();
+    assert!(
+        sent.contains("Attached the MCP resource") && sent.contains(&first_line),
+        "the resource's text went to the model: {sent}"
+    );
+}
