@@ -19,6 +19,9 @@ use crate::tool::McpTool;
 
 /// Pages of `tools/list` read at most (a server that pages forever is cut off).
 const MAX_PAGES: usize = 50;
+/// Tools kept per server at most: every one is described to the model on every call,
+/// so a server listing thousands would fill the context (the rest are reported).
+const MAX_TOOLS: usize = 256;
 /// How long a call that failed on a closed connection waits for the process's exit
 /// status, so the error says why.
 const CLOSE_GRACE: Duration = Duration::from_millis(300);
@@ -59,6 +62,12 @@ pub async fn refresh_tools(shared: &Arc<Shared>, peer: &Peer<RoleClient>) -> Res
             }
         };
         for tool in listed {
+            if tools.len() == MAX_TOOLS {
+                shared.problems.note(format!(
+                    "it lists more than {MAX_TOOLS} tools; only the first {MAX_TOOLS} are offered"
+                ));
+                break;
+            }
             match tool.and_then(checked) {
                 Ok(tool) => {
                     let offered = McpTool::new(shared.clone(), tool);
@@ -76,6 +85,9 @@ pub async fn refresh_tools(shared: &Arc<Shared>, peer: &Peer<RoleClient>) -> Res
                 }
                 Err(problem) => shared.problems.note(problem),
             }
+        }
+        if tools.len() == MAX_TOOLS {
+            break;
         }
         match next {
             Some(c) if !c.is_empty() => cursor = Some(c),

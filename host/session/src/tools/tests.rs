@@ -301,6 +301,8 @@ async fn a_tool_source_is_asked_each_time_and_filtered_by_the_rules() {
     assert!(tools.specs().iter().any(|s| s.name == "mcp_b"));
     let out = call(&tools, "mcp_b", Reply::Once).await.expect("runs");
     assert_eq!(out.output, "ran");
-    let echo = call(&tools, "echo", Reply::Once).await.expect("the host's own");
+    let echo = call(&tools, "echo", Reply::Once)
+        .await
+        .expect("the host's own");
     assert_eq!(echo.output, "ran");
 }
