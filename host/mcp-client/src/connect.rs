@@ -103,11 +103,36 @@ pub async fn connect(
                 .http
                 .clone()
                 .ok_or_else(|| start_error("no HTTP client could be built".into()))?;
-            let transport = StreamableHttpClientTransport::with_client(WardHttp(client), transport);
-            let service = handler
-                .serve(transport)
-                .await
-                .map_err(|e| start_error(e.to_string()))?;
+            let streamable =
+                StreamableHttpClientTransport::with_client(WardHttp(client.clone()), transport);
+            let service = match handler.serve(streamable).await {
+                Ok(service) => service,
+                // An older server speaks HTTP+SSE (protocol 2024-11-05): tried second.
+                Err(streamable_error) => {
+                    let legacy = crate::legacy_sse::LegacySse::connect(
+                        client,
+                        url,
+                        headers,
+                        Arc::downgrade(shared),
+                    )
+                    .await;
+                    let handler = Handler {
+                        shared: Arc::downgrade(shared),
+                    };
+                    match legacy {
+                        Ok(transport) => handler.serve(transport).await.map_err(|e| {
+                            start_error(format!(
+                                "streamable HTTP: {streamable_error}; HTTP+SSE: {e}"
+                            ))
+                        })?,
+                        Err(e) => {
+                            return Err(start_error(format!(
+                                "streamable HTTP: {streamable_error}; HTTP+SSE: {e}"
+                            )));
+                        }
+                    }
+                }
+            };
             Ok((
                 service,
                 Connection {

@@ -5,8 +5,8 @@
 //! Hand-written because rmcp implements the trait only for reqwest 0.13, and a second
 //! reqwest in the binary costs size and start-up memory. Bodies are bounded: a JSON
 //! answer by [`MAX_BODY`], an SSE event by the same (a hostile server cannot make Ward
-//! buffer without end). The legacy HTTP+SSE transport (protocol 2024-11-05) is not
-//! implemented: such a server fails to start with the HTTP status it answered.
+//! buffer without end). A server that does not speak it is tried with the legacy
+//! HTTP+SSE transport ([`crate::legacy_sse`]).
 
 use std::borrow::Cow;
 use std::collections::HashMap;
@@ -84,7 +84,7 @@ async fn bounded_body(response: reqwest::Response) -> Result<Vec<u8>, HttpError>
 
 /// An SSE body as events, failing once more than [`MAX_BODY`] bytes arrive without an
 /// event ending.
-fn sse_events(response: reqwest::Response) -> BoxStream<'static, Result<Sse, SseError>> {
+pub(crate) fn sse_events(response: reqwest::Response) -> BoxStream<'static, Result<Sse, SseError>> {
     let bytes = response.bytes_stream().scan(0usize, |pending, chunk| {
         let item = match chunk {
             Ok(chunk) => {

@@ -14,7 +14,8 @@
 //!   read and write, its network, its environment.
 //! - [`stdio`]: JSON-RPC lines on a confined process's standard streams, where what is
 //!   not JSON-RPC or too large is reported, not silently dropped.
-//! - [`http`]: the streamable HTTP transport, over Ward's own `reqwest`.
+//! - [`http`]: the streamable HTTP transport, over Ward's own `reqwest`;
+//!   [`legacy_sse`]: the HTTP+SSE transport older servers speak, tried second.
 //! - [`tool`]: an MCP tool as a [`ward_session::HostTool`].
 //! - [`prompts`]: a server's prompts as slash commands (`/SERVER:PROMPT args`).
 //! - [`names`]: tool names as OpenCode spells them.
@@ -23,6 +24,7 @@ mod call;
 pub mod confine;
 mod connect;
 pub mod http;
+pub mod legacy_sse;
 pub mod manager;
 pub mod names;
 pub mod prompts;

@@ -69,6 +69,11 @@ struct HttpServer {
 
 impl HttpServer {
     fn start() -> HttpServer {
+        Self::start_mode("streamableHttp")
+    }
+
+    /// The server in `mode` (`streamableHttp`, or `sse`: protocol 2024-11-05).
+    fn start_mode(mode: &str) -> HttpServer {
         let port = std::net::TcpListener::bind("127.0.0.1:0")
             .unwrap()
             .local_addr()
@@ -78,7 +83,7 @@ impl HttpServer {
             .arg("-r")
             .arg(fixture("bind_loopback.cjs"))
             .arg(npm_server("server-everything"))
-            .arg("streamableHttp")
+            .arg(mode)
             .env("PORT", port.to_string())
             .stdout(Stdio::null())
             .stderr(Stdio::null())
@@ -203,4 +208,21 @@ async fn a_resource_is_attached_with_an_at_mention() {
         sent.contains("Attached the MCP resource") && sent.contains(&first_line),
         "the resource's text went to the model: {sent}"
     );
+}
+
+#[test]
+fn an_older_server_is_reached_over_http_and_sse() {
+    let server = HttpServer::start_mode("sse");
+    let p = Project::new("mcp-everything-sse");
+    append_config(
+        &p,
+        &format!(
+            "[mcp.old]\ntype = \"remote\"\nurl = \"http://127.0.0.1:{}/sse\"\ntimeout = 30000\n",
+            server.port
+        ),
+    );
+    let (ok, out) = tool_call(&p, "old_echo", json!({"message": "legacy"}));
+    assert!(ok && out.contains("Echo: legacy"), "{out}");
+    let status = p.run(&["mcp", "list"], "").expect_ok();
+    assert!(status.contains("old  connected"), "{status}");
 }
