@@ -29,7 +29,9 @@ pub struct McpContext {
 }
 
 impl McpContext {
-    /// The context for `project`, with an HTTP client of its own.
+    /// The context for `project` (its HTTP client is built by [`McpClients::new`] when
+    /// a remote server needs one: a TLS setup costs start-up time otherwise spent for
+    /// nothing).
     pub fn new(
         project: PathBuf,
         protected: Vec<PathBuf>,
@@ -39,7 +41,7 @@ impl McpContext {
             project,
             protected,
             launcher,
-            http: reqwest::Client::builder().build().ok(),
+            http: None,
         }
     }
 }
@@ -53,7 +55,13 @@ pub struct McpClients {
 
 impl McpClients {
     /// The servers `configs` describe (none started yet).
-    pub fn new(configs: &BTreeMap<String, McpConfig>, ctx: McpContext) -> Arc<McpClients> {
+    pub fn new(configs: &BTreeMap<String, McpConfig>, mut ctx: McpContext) -> Arc<McpClients> {
+        let remote = configs
+            .values()
+            .any(|c| c.enabled && matches!(c.server, ward_config::McpServer::Remote { .. }));
+        if remote && ctx.http.is_none() {
+            ctx.http = reqwest::Client::builder().build().ok();
+        }
         Arc::new(McpClients {
             servers: configs
                 .iter()
