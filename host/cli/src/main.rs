@@ -46,6 +46,11 @@ enum Command {
     },
     /// List known models with their limits and prices (bundled catalogue and config).
     Models(commands::models::ModelsArgs),
+    /// MCP servers: their status and tools; add or remove one in ward.toml.
+    Mcp {
+        #[command(subcommand)]
+        command: commands::mcp::McpCommand,
+    },
     /// Inspect permission rules.
     Permission {
         #[command(subcommand)]
@@ -108,6 +113,7 @@ fn main() -> ExitCode {
             Some(Command::Tool { command }) => commands::tool::run(command).await,
             Some(Command::Plugin { command }) => commands::plugin::run(command).await,
             Some(Command::Permission { command }) => commands::permission::run(command),
+            Some(Command::Mcp { command }) => commands::mcp::run(command).await,
             Some(Command::Models(args)) => commands::models::run(args),
             Some(Command::Skill { command }) => commands::skill::run(command).await,
             Some(Command::Agent { command }) => commands::agent::run(command).await,

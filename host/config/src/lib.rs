@@ -42,8 +42,8 @@ pub use manifest::{
 };
 pub use origin::Origins;
 pub use schema::{
-    AgentConfig, AgentMode, CompactionConfig, Config, Cost, MarketplaceConfig, ModelConfig,
-    PluginConfig, ProviderConfig, ProviderKind, RetryConfig, SandboxConfig, SandboxMode,
-    SourceConfig, Tokenizer, ToolOutputConfig, deserialize_model_ref,
+    AgentConfig, AgentMode, CompactionConfig, Config, Cost, MarketplaceConfig, McpConfig,
+    McpServer, ModelConfig, PluginConfig, ProviderConfig, ProviderKind, RetryConfig, SandboxConfig,
+    SandboxMode, SourceConfig, Tokenizer, ToolOutputConfig, deserialize_model_ref,
 };
 pub use warning::Warning;

@@ -104,7 +104,7 @@ pub(crate) struct Shared {
     /// The model each session's latest prompt went to (a subagent without a model of
     /// its own uses its caller's).
     models: Mutex<HashMap<String, ModelSetup>>,
-    warnings: Mutex<Vec<String>>,
+    pub(crate) warnings: Mutex<Vec<String>>,
     tasks: Mutex<Vec<JoinHandle<()>>>,
     /// What feeds the plugins' `event` hooks from the bus (if any plugin takes
     /// events), and how to tell it the engine is closing.
@@ -442,6 +442,8 @@ impl Start {
         let bus = store.bus().clone();
         let mut ws = Workspace::load(settings, Some(crate::events::plugin_sink(&bus))).await?;
         ws.environment_ahead = Some(environment);
+        // MCP servers start in the background: the first tool list waits for them.
+        ws.mcp.start();
         let mut warnings = ws.discovery_errors.clone();
         let (_, failed) = ws.host.all_tools().await;
         warnings.extend(
@@ -457,6 +459,7 @@ impl Start {
             agents: ws.agents.list().map(|a| a.name.clone()).collect(),
             subagents: ws.agents.subagents().map(|a| a.name.clone()).collect(),
             registry: ws.commands.clone(),
+            mcp: Some(ws.mcp.clone()),
         });
         let tasks = vec![sweep_saved_outputs(ws.tool_output_dir.clone())];
         let (stop_hooks, stop) = tokio::sync::oneshot::channel();

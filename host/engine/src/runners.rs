@@ -136,6 +136,14 @@ impl Shared {
         let ws = &self.ws;
         // A plugin that fails to load was reported when the engine opened.
         let (mut tools, _) = ws.tool_box(&rules).await;
+        // An MCP server that failed to start is reported (once), beside the reason
+        // each of its calls would give the model.
+        let failed = ws.mcp.unreported_failures();
+        if !failed.is_empty()
+            && let Ok(mut warnings) = self.warnings.lock()
+        {
+            warnings.extend(failed);
+        }
         // The model's first shell command should not wait for its sandbox to start
         // (the loop runs for at least one model call: time enough to start it).
         if tools.names().iter().any(|name| name == "bash") {

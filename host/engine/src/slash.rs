@@ -1,5 +1,5 @@
-//! What a typed prompt becomes. `@file` mentions attach the file and `@agent` mentions
-//! of a subagent ask for it (SPEC §7). `/name arguments` runs a command: the
+//! What a typed prompt becomes. `@file` mentions attach the file, `@SERVER:URI` an MCP
+//! server's resource, and `@agent` mentions of a subagent ask for it (SPEC §7). `/name arguments` runs a command: the
 //! `command.before` hooks may change the arguments, then its template is expanded — arguments
 //! substituted, `` !`cmd` `` replaced by the command's output (run through the `bash`
 //! tool, so the permission rules and hooks apply as for the model's own calls) — and
@@ -48,6 +48,8 @@ pub struct Commands {
     pub agents: Vec<String>,
     /// The subagents an `@name` in a prompt may ask for.
     pub subagents: Vec<String>,
+    /// The MCP servers, whose prompts are commands too (`/SERVER:PROMPT args`).
+    pub mcp: Option<std::sync::Arc<ward_mcp_client::McpClients>>,
 }
 
 /// Expands `input` if it invokes a known command; `None` leaves it as typed.
@@ -57,7 +59,9 @@ pub async fn expand(
     session: &Session,
     input: &str,
 ) -> Option<Expansion> {
-    let (command, invocation) = commands.registry.resolve(input)?;
+    let Some((command, invocation)) = commands.registry.resolve(input) else {
+        return mcp_prompt(commands, input).await;
+    };
     let name = command.name.clone();
     let subagent = command
         .agent
@@ -96,6 +100,24 @@ pub async fn expand(
         text: expanded.text,
         context,
         subtask,
+    })
+}
+
+/// `input` expanded by an MCP server's prompt, when it names one; if the server could
+/// not give it, the typed line goes to the model with the reason.
+async fn mcp_prompt(commands: &Commands, input: &str) -> Option<Expansion> {
+    let expanded = commands.mcp.as_ref()?.expand_prompt(input).await?;
+    Some(match expanded {
+        Ok(text) => Expansion {
+            text,
+            context: Vec::new(),
+            subtask: None,
+        },
+        Err(e) => Expansion {
+            text: input.to_string(),
+            context: vec![format!("The MCP prompt could not be fetched: {e}")],
+            subtask: None,
+        },
     })
 }
 
@@ -184,6 +206,14 @@ async fn mentioned(
                 "Use the above message and context to write a prompt for the `{mention}` \
                  subagent and call the task tool with subagent_type `{mention}`."
             ));
+        } else if let Some(read) = match &commands.mcp {
+            Some(mcp) => mcp.read_mention(&mention).await,
+            None => None,
+        } {
+            context.push(match read {
+                Ok(text) => format!("Attached the MCP resource @{mention}:\n{text}"),
+                Err(e) => format!("@{mention} could not be read: {e}"),
+            });
         } else if runner.project().join(&mention).is_file() {
             let args = json!({ "filePath": mention });
             if let Ok(out) = runner.run_tool(session, "read", &args).await {

@@ -11,6 +11,7 @@ use std::sync::Arc;
 use ward_agent::{AgentInfo, AgentRegistry};
 use ward_command::CommandRegistry;
 use ward_config::LoadedConfig;
+use ward_mcp_client::{McpClients, McpContext};
 use ward_permission::{ApprovalStore, PermissionEngine, Rule, Ruleset};
 use ward_plugin::audit::EventSink;
 use ward_plugin::discovery::{Builtin, Discovered, discover};
@@ -49,6 +50,9 @@ pub struct Workspace {
     /// The environment block (git status, file tree) being computed while the rest
     /// starts, for the first system prompt; set by the commands that run the loop.
     pub environment_ahead: Option<Arc<EnvironmentAhead>>,
+    /// The MCP servers of `[mcp]` (started by the engine in the background, or when a
+    /// tool list first needs them).
+    pub mcp: Arc<McpClients>,
 }
 
 impl Workspace {
@@ -99,11 +103,20 @@ impl Workspace {
     /// The tools on offer under `rules`, their output bounded by `[tool_output]`, and
     /// a warning (`plugin: why`) for each plugin that failed to load.
     pub async fn tool_box(&self, rules: &Arc<Vec<Ruleset>>) -> (ToolBox, Vec<String>) {
-        let (tools, failed) = ToolBox::load(self.host.clone(), rules).await;
-        let warnings = failed
+        // The servers start alongside the plugins' tools being listed; a server that
+        // fails is a warning, never a reason not to run.
+        let ((tools, failed), mcp_failed) =
+            futures_util::join!(ToolBox::load(self.host.clone(), rules), self.mcp.ready());
+        let mut warnings: Vec<String> = failed
             .into_iter()
             .map(|(plugin, e)| format!("{plugin}: {e}"))
             .collect();
+        warnings.extend(mcp_failed);
+        let tools = if self.mcp.is_empty() {
+            tools
+        } else {
+            tools.with_tool_source(self.mcp.clone(), rules.clone())
+        };
         let limits = &self.config.config.tool_output;
         let tools = if self.skills.visible(rules).is_empty() {
             tools
@@ -209,6 +222,18 @@ impl Workspace {
             events,
         };
         let host = Arc::new(PluginHost::new(plugins, options)?);
+        let mcp = McpClients::new(
+            &config.config.mcp,
+            McpContext::new(
+                config.project_root.clone(),
+                host.sandbox().protected_for(
+                    host.protected(),
+                    &config.project_root,
+                    ward_plugin::sandbox::Confinement::Plugin,
+                ),
+                host.launcher(),
+            ),
+        );
         let declared = Declared::collect(&host, &mut errors).await;
         let (mut skills, skill_warnings) =
             SkillRegistry::discover(&SkillRoots::from_env(config.project_root.clone()));
@@ -241,6 +266,7 @@ impl Workspace {
             tool_output_dir: data_dir.join("tool-output"),
             data_dir,
             environment_ahead: None,
+            mcp,
         })
     }
 }

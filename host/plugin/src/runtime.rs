@@ -236,6 +236,12 @@ impl PluginHost {
         &self.protected
     }
 
+    /// Where confined processes are started (shared with the MCP client's local
+    /// servers); `None` when no sandbox helper is configured.
+    pub fn launcher(&self) -> Option<Arc<ward_sandbox::Launcher>> {
+        self.launcher.clone()
+    }
+
     /// How the processes plugins start are confined.
     pub fn sandbox(&self) -> &SandboxSettings {
         &self.sandbox

@@ -38,4 +38,4 @@ pub use record::{Addressee, RecordedPrompt};
 pub use runner::{CompactionAgent, LoopError, ModelSetup, Runner, TOOL_ABORTED};
 pub use runner_builder::RunnerBuilder;
 pub use tool_error::ToolCallError;
-pub use tools::{ToolBox, ToolSuccess};
+pub use tools::{HostTool, ToolBox, ToolSource, ToolSuccess};

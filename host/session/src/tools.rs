@@ -54,11 +54,22 @@ pub trait HostTool: Send + Sync {
     ) -> BoxFuture<'a, Result<ToolSuccess, ToolCallError>>;
 }
 
+/// Host tools whose set changes while a session runs (an MCP server's tools, refreshed
+/// when it says its list changed): asked for the current set each time the toolbox is.
+pub trait ToolSource: Send + Sync {
+    /// The tools on offer now.
+    fn tools(&self) -> Vec<Arc<dyn HostTool>>;
+}
+
+/// A tool source and the rules its tools are filtered by.
+type Source = (Arc<dyn ToolSource>, Arc<Vec<Ruleset>>);
+
 /// The tools on offer in one session.
 pub struct ToolBox {
     host: Arc<PluginHost>,
     tools: Vec<(Arc<Plugin>, ToolInfo)>,
     natives: Vec<Arc<dyn HostTool>>,
+    sources: Vec<Source>,
     output: OutputPolicy,
     checks: Arc<ArgChecks>,
 }
@@ -81,6 +92,7 @@ impl ToolBox {
                 host,
                 tools,
                 natives: Vec::new(),
+                sources: Vec::new(),
                 output,
                 checks: ArgChecks::ahead(),
             },
@@ -101,6 +113,33 @@ impl ToolBox {
         self
     }
 
+    /// Offers the tools `source` has at each moment, but those `rules` deny outright and
+    /// those named like a tool already on offer (a source cannot replace one).
+    pub fn with_tool_source(
+        mut self,
+        source: Arc<dyn ToolSource>,
+        rules: Arc<Vec<Ruleset>>,
+    ) -> Self {
+        self.sources.push((source, rules));
+        self
+    }
+
+    /// The host's own tools and the sources' current ones.
+    fn hosted(&self) -> Vec<Arc<dyn HostTool>> {
+        let mut all = self.natives.clone();
+        for (source, rules) in &self.sources {
+            for tool in source.tools() {
+                let name = tool.name();
+                let taken = self.tools.iter().any(|(_, t)| t.name == name)
+                    || all.iter().any(|n| n.name() == name);
+                if !taken && ward_permission::disabled_tools(&[name], rules).is_empty() {
+                    all.push(tool);
+                }
+            }
+        }
+        all
+    }
+
     /// Bounds tool output with `policy` instead of the default limits (which keep no
     /// copy of what they cut).
     pub fn with_output(mut self, policy: OutputPolicy) -> Self {
@@ -117,14 +156,14 @@ impl ToolBox {
     pub fn names(&self) -> Vec<String> {
         let plugins = self.tools.iter().map(|(_, t)| t.name.clone());
         plugins
-            .chain(self.natives.iter().map(|n| n.name().to_string()))
+            .chain(self.hosted().iter().map(|n| n.name().to_string()))
             .collect()
     }
 
     /// Whether a tool named `name` is on offer (a plugin's or the host's own).
     pub fn offers(&self, name: &str) -> bool {
         self.tools.iter().any(|(_, t)| t.name == name)
-            || self.natives.iter().any(|n| n.name() == name)
+            || self.hosted().iter().any(|n| n.name() == name)
     }
 
     /// What the model is told about the tools.
@@ -137,7 +176,7 @@ impl ToolBox {
                 parameters: serde_json::from_str(&t.parameters)
                     .unwrap_or_else(|_| serde_json::json!({"type": "object"})),
             })
-            .chain(self.natives.iter().map(|n| n.spec()))
+            .chain(self.hosted().iter().map(|n| n.spec()))
             .collect()
     }
 
@@ -247,7 +286,7 @@ impl ToolBox {
     /// What the host may act on about `tool`: a host tool's own declaration, else
     /// what its plugin's manifest declares (as far as the host trusts that plugin).
     pub fn traits(&self, tool: &str) -> ward_config::ToolTraits {
-        if let Some(native) = self.natives.iter().find(|n| n.name() == tool) {
+        if let Some(native) = self.hosted().iter().find(|n| n.name() == tool) {
             return native.traits();
         }
         self.tools
@@ -279,7 +318,8 @@ impl ToolBox {
         scope: &CallScope,
     ) -> Result<(ToolOutput, String), ToolCallError> {
         let text = args.to_string();
-        if let Some(native) = self.natives.iter().find(|n| n.name() == tool) {
+        let native = self.hosted().into_iter().find(|n| n.name() == tool);
+        if let Some(native) = native {
             let done = native.run(args, scope).await?;
             let out = ToolOutput {
                 title: done.title,

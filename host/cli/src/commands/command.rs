@@ -1,5 +1,5 @@
-//! `ward command list`: the commands `/name args` can run — built-in and from
-//! `.ward/commands/` — with where each came from.
+//! `ward command list`: the commands `/name args` can run — built-in, from
+//! `.ward/commands/` and MCP servers' prompts — with where each came from.
 
 use std::process::ExitCode;
 
@@ -33,6 +33,17 @@ pub async fn run(command: CommandCommand) -> Result<ExitCode> {
         outln!("/{}{agent}  [{source}]", inert_line(&c.name));
         if let Some(description) = &c.description {
             outln!("    {}", inert_line(description));
+        }
+    }
+    // MCP servers' prompts, once the servers have started (a failure is `ward mcp
+    // list`'s to explain).
+    if !ws.mcp.is_empty() {
+        ws.mcp.ready().await;
+        for (name, description) in ws.mcp.prompts() {
+            outln!("/{}  [mcp]", inert_line(&name));
+            if !description.is_empty() {
+                outln!("    {}", inert_line(&description));
+            }
         }
     }
     Ok(ExitCode::SUCCESS)

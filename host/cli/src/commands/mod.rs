@@ -4,6 +4,7 @@ pub mod acp;
 pub mod agent;
 pub mod chat;
 pub mod command;
+pub mod mcp;
 pub mod models;
 pub mod permission;
 pub mod plugin;

@@ -123,6 +123,8 @@ pub async fn run(args: RunArgs) -> Result<ExitCode> {
         }
     };
     printer.finish().await;
+    // What went wrong starting what the run needed (an MCP server) after it opened.
+    print_warnings(&engine);
     answerer.abort();
     engine.close(HOOK_GRACE).await;
     match outcome {

@@ -57,6 +57,26 @@ pub async fn run(command: ToolCommand) -> Result<ExitCode> {
             for (plugin, e) in failed {
                 eoutln!("warning: {}: {e}", inert_line(&plugin));
             }
+            // MCP servers' tools, once each server has started (or failed, said here).
+            for e in ws.mcp.ready().await {
+                eoutln!("warning: {}", inert_line(&e));
+            }
+            for server in ws.mcp.statuses() {
+                for (name, description) in &server.tools {
+                    let schema = ward_session::ToolSource::tools(ws.mcp.as_ref())
+                        .into_iter()
+                        .find(|t| t.name() == name)
+                        .map(|t| t.spec().parameters.to_string())
+                        .unwrap_or_default();
+                    outln!(
+                        "{}  (mcp {})\n  {}\n  parameters: {}\n",
+                        inert_line(name),
+                        inert_line(&server.name),
+                        inert_line(first_line(description)),
+                        inert_line(&schema),
+                    );
+                }
+            }
             Ok(ExitCode::SUCCESS)
         }
         ToolCommand::Call {

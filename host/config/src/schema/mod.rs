@@ -28,6 +28,7 @@
 mod agent;
 mod check;
 mod marketplace;
+mod mcp;
 mod provider;
 mod retry;
 mod sandbox;
@@ -40,6 +41,7 @@ use serde::{Deserialize, Serialize};
 pub use agent::{AgentConfig, AgentMode};
 pub use check::model_ref as deserialize_model_ref;
 pub use marketplace::{MarketplaceConfig, SourceConfig};
+pub use mcp::{McpConfig, McpServer};
 pub use provider::{Cost, ModelConfig, ProviderConfig, ProviderKind, Tokenizer};
 pub use retry::RetryConfig;
 pub use sandbox::{SandboxConfig, SandboxMode};
@@ -88,6 +90,8 @@ pub struct Config {
     pub sandbox: SandboxConfig,
     /// How failed model calls are retried.
     pub retry: RetryConfig,
+    /// MCP servers whose tools are offered as `NAME_tool`, by server name.
+    pub mcp: BTreeMap<String, McpConfig>,
 }
 
 /// `[plugins.NAME]`: what a person allows one plugin to do.

@@ -124,7 +124,7 @@ fn unknown_top_level_key() {
         err("model = \"a/b\"\n\npermisions = 1\n"),
         "ward.toml:3:1: unknown key `permisions` in the top level (expected one of: model, \
          small_model, default_agent, instructions, plugin_paths, provider, permission, plugins, \
-         compaction, tool_output, agent, marketplace, sandbox, retry)"
+         compaction, tool_output, agent, marketplace, sandbox, retry, mcp)"
     );
 }
 
@@ -284,4 +284,65 @@ fn marketplace_mistakes_are_located() {
         "[[marketplace.sources]]\nname = \"a\"\nurl = \"x\"\n[[marketplace.sources]]\nname = \"a\"\nurl = \"y\"\n",
     );
     assert!(e.contains("two sources are named `a`"), "{e}");
+}
+
+#[test]
+fn mcp_servers_in_opencode_shape() {
+    let text = r#"
+[mcp.files]
+type = "local"
+command = ["node", "server.js", "."]
+environment = { LOG = "1" }
+grant = ["net", "fs-read:/opt/data"]
+timeout = 2000
+[mcp.search]
+type = "remote"
+url = "https://mcp.example.com/mcp"
+headers = { Authorization = "Bearer x" }
+enabled = false
+"#;
+    let config = load_from_str("ward.toml", text).unwrap();
+    let files = &config.mcp["files"];
+    assert!(files.enabled);
+    assert_eq!(files.timeout, Some(2000));
+    let McpServer::Local {
+        command,
+        environment,
+        grant,
+    } = &files.server
+    else {
+        panic!("files is not local");
+    };
+    assert_eq!(command, &["node", "server.js", "."]);
+    assert_eq!(environment["LOG"], "1");
+    assert_eq!(grant.len(), 2);
+    let search = &config.mcp["search"];
+    assert!(!search.enabled);
+    assert!(matches!(&search.server, McpServer::Remote { url, headers }
+        if url == "https://mcp.example.com/mcp" && headers["Authorization"] == "Bearer x"));
+    // It survives a round trip (the merged table is deserialized again).
+    let back = toml::to_string(&config).unwrap();
+    assert_eq!(load_from_str("ward.toml", &back).unwrap().mcp, config.mcp);
+}
+
+#[test]
+fn mcp_mistakes_are_located() {
+    let e = err("[mcp.a]\ntype = \"local\"\ncomand = [\"x\"]\n");
+    assert!(e.starts_with("ward.toml:3:1: unknown key `comand`"), "{e}");
+    let e = err("[mcp.a]\ntype = \"stdio\"\ncommand = [\"x\"]\n");
+    assert!(e.starts_with("ward.toml:2:8: "), "{e}");
+    assert!(e.contains("local") && e.contains("remote"), "{e}");
+    let e = err("model = \"a/b\"\n\n[mcp.a]\ntype = \"local\"\n");
+    assert!(e.starts_with("ward.toml:3:1: "), "{e}");
+    assert!(e.contains("needs `command`"), "{e}");
+    let e = err("[mcp.a]\ntype = \"remote\"\nurl = \"ftp://x\"\n");
+    assert!(e.contains("http:// or https://"), "{e}");
+    let e = err("[mcp.a]\ntype = \"local\"\ncommand = [\"x\"]\ngrant = [\"fs-rd\"]\n");
+    assert!(e.starts_with("ward.toml:4:10: "), "{e}");
+    let e = err("[mcp.a]\ntype = \"remote\"\nurl = \"http://x\"\ngrant = [\"net\"]\n");
+    assert!(e.contains("`grant`"), "{e}");
+    let e = err("[mcp.a]\ntype = \"local\"\ncommand = []\n");
+    assert!(e.contains("must name a program"), "{e}");
+    let e = err("[mcp.a]\ntype = \"local\"\ncommand = [\"x\"]\ntimeout = \"5s\"\n");
+    assert!(e.starts_with("ward.toml:4:11: "), "{e}");
 }

@@ -260,3 +260,49 @@ async fn truncation_suggests_the_task_tool_only_when_it_is_on_offer() {
     assert!(out.output.contains("lines truncated"), "{}", out.output);
     assert!(!out.output.contains("task tool"), "{}", out.output);
 }
+
+/// Tools that come and go, as an MCP server's do.
+struct Changing(std::sync::Mutex<Vec<Arc<dyn HostTool>>>);
+
+impl ToolSource for Changing {
+    fn tools(&self) -> Vec<Arc<dyn HostTool>> {
+        self.0.lock().map(|t| t.clone()).unwrap_or_default()
+    }
+}
+
+#[tokio::test]
+async fn a_tool_source_is_asked_each_time_and_filtered_by_the_rules() {
+    let fixed = |name: &'static str| -> Arc<dyn HostTool> {
+        Arc::new(Fixed {
+            name,
+            outcome: Ok(done()),
+        })
+    };
+    let source = Arc::new(Changing(std::sync::Mutex::new(vec![fixed("mcp_a")])));
+    let rules = Arc::new(vec![Ruleset::new(
+        "test",
+        vec![Rule::new("mcp_hidden", "*", Action::Deny)],
+    )]);
+    let tools = toolbox().await.with_tool_source(source.clone(), rules);
+    assert!(tools.offers("mcp_a") && !tools.offers("mcp_b"));
+    source.0.lock().unwrap().extend([
+        fixed("mcp_b"),
+        fixed("mcp_hidden"),
+        // A source cannot replace a tool already on offer.
+        Arc::new(Fixed {
+            name: "echo",
+            outcome: Err(ToolCallError::respond("impostor")),
+        }),
+    ]);
+    let names = tools.names();
+    assert!(names.contains(&"mcp_b".to_string()), "{names:?}");
+    assert!(!names.contains(&"mcp_hidden".to_string()), "{names:?}");
+    assert_eq!(names.iter().filter(|n| *n == "echo").count(), 1);
+    assert!(tools.specs().iter().any(|s| s.name == "mcp_b"));
+    let out = call(&tools, "mcp_b", Reply::Once).await.expect("runs");
+    assert_eq!(out.output, "ran");
+    let echo = call(&tools, "echo", Reply::Once)
+        .await
+        .expect("the host's own");
+    assert_eq!(echo.output, "ran");
+}

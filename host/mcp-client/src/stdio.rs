@@ -1,0 +1,143 @@
+//! JSON-RPC messages as lines on a local server's standard streams.
+//!
+//! Hand-written rather than rmcp's own async-rw transport because that one drops an
+//! unparsable or oversized line with only a log record; here each is reported in the
+//! server's problems (`ward mcp list` shows them, a failing call names them). A line
+//! that is not JSON-RPC (a server logging to stdout) is skipped; a line longer than
+//! [`MAX_MESSAGE`] ends the connection, since nothing after it can be trusted to be in
+//! step and reading on would buffer without bound.
+
+use std::sync::Arc;
+
+use rmcp::RoleClient;
+use rmcp::model::{ClientJsonRpcMessage, ServerJsonRpcMessage};
+use rmcp::transport::Transport;
+use tokio::io::{AsyncBufReadExt, AsyncRead, AsyncWrite, AsyncWriteExt, BufReader};
+use tokio::sync::Mutex;
+
+use std::sync::Weak;
+
+use crate::server::Shared;
+
+/// The largest message a server may send: 8 MiB (tool output beyond 50 KB is cut
+/// before the model sees it anyway).
+pub const MAX_MESSAGE: usize = 8 * 1024 * 1024;
+
+/// How much of an unparsable line a problem report quotes.
+const QUOTE: usize = 120;
+
+/// The transport over a process's output (`R`) and input (`W`).
+pub struct LineTransport<R, W> {
+    reader: BufReader<R>,
+    writer: Arc<Mutex<Option<W>>>,
+    line: Vec<u8>,
+    shared: Weak<Shared>,
+    max: usize,
+}
+
+impl<R: AsyncRead + Unpin, W: AsyncWrite + Unpin> LineTransport<R, W> {
+    /// A transport reading `reader`, writing `writer`, reporting problems to the
+    /// server `shared` describes.
+    pub fn new(reader: R, writer: W, shared: Weak<Shared>) -> Self {
+        LineTransport {
+            reader: BufReader::new(reader),
+            writer: Arc::new(Mutex::new(Some(writer))),
+            line: Vec::new(),
+            shared,
+            max: MAX_MESSAGE,
+        }
+    }
+
+    /// Reads one line into `self.line`: `Ok(false)` at the end of the output,
+    /// `Err(len)` when it outgrew the limit (at `len` bytes).
+    async fn read_line(&mut self) -> Result<bool, usize> {
+        self.line.clear();
+        loop {
+            let available = match self.reader.fill_buf().await {
+                Ok(a) => a,
+                Err(_) => return Ok(false),
+            };
+            if available.is_empty() {
+                return Ok(!self.line.is_empty());
+            }
+            let newline = available.iter().position(|b| *b == b'\n');
+            let take = newline.map_or(available.len(), |i| i + 1);
+            if self.line.len() + take > self.max {
+                return Err(self.line.len() + take);
+            }
+            self.line.extend_from_slice(&available[..take]);
+            self.reader.consume(take);
+            if newline.is_some() {
+                return Ok(true);
+            }
+        }
+    }
+}
+
+impl<R, W> Transport<RoleClient> for LineTransport<R, W>
+where
+    R: AsyncRead + Unpin + Send + 'static,
+    W: AsyncWrite + Unpin + Send + 'static,
+{
+    type Error = std::io::Error;
+
+    fn send(
+        &mut self,
+        item: ClientJsonRpcMessage,
+    ) -> impl Future<Output = Result<(), Self::Error>> + Send + 'static {
+        let writer = self.writer.clone();
+        async move {
+            let mut bytes = serde_json::to_vec(&item)?;
+            bytes.push(b'\n');
+            let mut writer = writer.lock().await;
+            let w = writer
+                .as_mut()
+                .ok_or_else(|| std::io::Error::from(std::io::ErrorKind::NotConnected))?;
+            w.write_all(&bytes).await?;
+            w.flush().await
+        }
+    }
+
+    async fn receive(&mut self) -> Option<ServerJsonRpcMessage> {
+        loop {
+            match self.read_line().await {
+                Ok(true) => {}
+                Ok(false) => return None,
+                Err(len) => {
+                    let why = format!(
+                        "it sent a message of more than {} MiB (at least {len} bytes); the connection was closed",
+                        self.max / (1024 * 1024)
+                    );
+                    if let Some(shared) = self.shared.upgrade() {
+                        shared.problems.note(why.clone());
+                        // The reason the connection ended, before the process dies
+                        // of the closed pipe and its exit status could claim it.
+                        shared.close(why);
+                    }
+                    return None;
+                }
+            }
+            let text = self.line.trim_ascii();
+            if text.is_empty() {
+                continue;
+            }
+            match serde_json::from_slice::<ServerJsonRpcMessage>(text) {
+                Ok(message) => return Some(message),
+                Err(e) => {
+                    let shown: String = String::from_utf8_lossy(text).chars().take(QUOTE).collect();
+                    if let Some(shared) = self.shared.upgrade() {
+                        shared.problems.note(format!(
+                            "sent something that is not a JSON-RPC message ({e}): {shown}"
+                        ));
+                    }
+                }
+            }
+        }
+    }
+
+    async fn close(&mut self) -> Result<(), Self::Error> {
+        // Closing its input is how a stdio server is told to stop.
+        drop(self.writer.lock().await.take());
+        Ok(())
+    }
+}
