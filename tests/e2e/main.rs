@@ -17,6 +17,7 @@ mod hooks;
 mod hostile;
 mod interactive;
 mod market;
+mod mcp_serve;
 mod polyglot;
 mod run;
 mod scripted_llm;

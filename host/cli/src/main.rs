@@ -70,6 +70,11 @@ enum Command {
     /// Serve the Agent Client Protocol on stdin/stdout, for editors (Zed, JetBrains,
     /// Neovim).
     Acp(commands::acp::AcpArgs),
+    /// The Model Context Protocol: serve Ward's tools to MCP clients.
+    Mcp {
+        #[command(subcommand)]
+        command: commands::mcp::McpCommand,
+    },
 }
 
 fn main() -> ExitCode {
@@ -113,6 +118,7 @@ fn main() -> ExitCode {
             Some(Command::Agent { command }) => commands::agent::run(command).await,
             Some(Command::Slash { command }) => commands::command::run(command).await,
             Some(Command::Acp(args)) => commands::acp::run(args).await,
+            Some(Command::Mcp { command }) => commands::mcp::run(command).await,
             None => commands::chat::run(cli.chat).await,
         }
     });

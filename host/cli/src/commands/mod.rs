@@ -4,6 +4,8 @@ pub mod acp;
 pub mod agent;
 pub mod chat;
 pub mod command;
+pub mod mcp;
+pub mod mcp_serve;
 pub mod models;
 pub mod permission;
 pub mod plugin;
