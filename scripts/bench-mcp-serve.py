@@ -20,13 +20,13 @@ from benchlib import state_env  # noqa: E402
 def noop_component():
     """The `noop` test plugin's manifest and component (built by `cargo build`)."""
     manifest = os.path.join(ROOT, "tests/plugins/noop/plugin.toml")
-    for profile in ("release", "debug"):
-        for target in (os.environ.get("CARGO_TARGET_DIR"), os.path.join(ROOT, "target")):
-            if not target:
-                continue
-            wasm = os.path.join(target, "wasm32-wasip2", profile, "ward_test_noop.wasm")
-            if os.path.exists(wasm):
-                return manifest, wasm
+    for target in (os.environ.get("CARGO_TARGET_DIR"), os.path.join(ROOT, "target")):
+        if not target:
+            continue
+        # Test components are built optimised whatever the host's profile.
+        wasm = os.path.join(target, "wasm", "wasm32-wasip2", "release", "ward_test_noop.wasm")
+        if os.path.exists(wasm):
+            return manifest, wasm
     sys.exit("the noop component is not built: cargo build -p ward-tests first")
 
 

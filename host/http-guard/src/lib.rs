@@ -250,7 +250,10 @@ mod tests {
             Err(Refusal::HostNotAllowed)
         );
         assert_eq!(
-            g.admit(&headers(&[host.clone(), (header::ORIGIN, "http://evil")]), true),
+            g.admit(
+                &headers(&[host.clone(), (header::ORIGIN, "http://evil")]),
+                true
+            ),
             Err(Refusal::OriginNotAllowed {
                 origin: "http://evil".into()
             })

@@ -37,7 +37,10 @@ pub struct Router {
 
 impl Router {
     /// Routes the asks among `events`; those of no registered call are refused.
-    pub fn start(mut events: broadcast::Receiver<Event>, permissions: PermissionEngine) -> Arc<Router> {
+    pub fn start(
+        mut events: broadcast::Receiver<Event>,
+        permissions: PermissionEngine,
+    ) -> Arc<Router> {
         let router = Arc::new(Router {
             calls: Mutex::new(HashMap::new()),
             task: Mutex::new(None),
@@ -119,7 +122,9 @@ pub fn fallback(fallback: AskFallback, request: &AskRequest) -> Reply {
     match fallback {
         AskFallback::Allow if !needs_a_person(request) => Reply::Once,
         AskFallback::Allow => Reply::Reject {
-            feedback: Some("this needs a person's answer, and the MCP client cannot ask one".into()),
+            feedback: Some(
+                "this needs a person's answer, and the MCP client cannot ask one".into(),
+            ),
         },
         AskFallback::Deny => Reply::Reject {
             feedback: Some(
@@ -236,9 +241,15 @@ mod tests {
 
     #[test]
     fn the_fallback_denies_by_default_and_never_allows_what_needs_a_person() {
-        assert!(matches!(fallback(AskFallback::Deny, &ask("noop")), Reply::Reject { .. }));
+        assert!(matches!(
+            fallback(AskFallback::Deny, &ask("noop")),
+            Reply::Reject { .. }
+        ));
         assert_eq!(fallback(AskFallback::Allow, &ask("noop")), Reply::Once);
         let escape = ask(ward_plugin::sandbox::ESCAPE_PERMISSION);
-        assert!(matches!(fallback(AskFallback::Allow, &escape), Reply::Reject { .. }));
+        assert!(matches!(
+            fallback(AskFallback::Allow, &escape),
+            Reply::Reject { .. }
+        ));
     }
 }

@@ -205,9 +205,15 @@ impl Server {
     }
 
     /// Parks a call on its question; the result carries the question to the client.
-    fn park(self: &Arc<Self>, project: Arc<Project>, running: Running, ask: Ask) -> CallToolResponse {
+    fn park(
+        self: &Arc<Self>,
+        project: Arc<Project>,
+        running: Running,
+        ask: Ask,
+    ) -> CallToolResponse {
         let handle = ward_http_guard::random_token();
-        let question = InputRequest::Elicitation(ElicitRequest::new(asks::elicitation(&ask.request)));
+        let question =
+            InputRequest::Elicitation(ElicitRequest::new(asks::elicitation(&ask.request)));
         if let Ok(mut parked) = self.parked.lock() {
             parked.insert(
                 handle.clone(),
@@ -227,7 +233,10 @@ impl Server {
                 .upgrade()
                 .and_then(|s| s.parked.lock().ok().and_then(|mut p| p.remove(&expired)));
             if let Some(p) = parked {
-                let _ = p.project.permissions.reply(&p.ask.id, Reply::Reject { feedback: None });
+                let _ = p
+                    .project
+                    .permissions
+                    .reply(&p.ask.id, Reply::Reject { feedback: None });
             }
         });
         let mut requests = rmcp::model::InputRequests::new();
@@ -283,10 +292,13 @@ fn cancelled() -> ErrorData {
 /// A finished call as MCP's result: the output as text, and Ward's whole result
 /// (title, output, metadata) as structured content; a refusal or failure as an
 /// error result whose text says why.
-fn outcome(done: Result<Result<ToolSuccess, ToolCallError>, tokio::task::JoinError>) -> CallToolResult {
+fn outcome(
+    done: Result<Result<ToolSuccess, ToolCallError>, tokio::task::JoinError>,
+) -> CallToolResult {
     match done {
         Ok(Ok(success)) => {
-            let mut result = CallToolResult::success(vec![ContentBlock::text(success.output.clone())]);
+            let mut result =
+                CallToolResult::success(vec![ContentBlock::text(success.output.clone())]);
             result.structured_content = Some(json!({
                 "title": success.title,
                 "output": success.output,

@@ -113,7 +113,8 @@ pub async fn serve_http(
         let server = server.clone();
         move || Ok(server.handler())
     };
-    let service = StreamableHttpService::new(factory, Arc::new(LocalSessionManager::default()), config);
+    let service =
+        StreamableHttpService::new(factory, Arc::new(LocalSessionManager::default()), config);
     let router = axum::Router::new()
         .nest_service("/mcp", service)
         .layer(axum::middleware::from_fn_with_state(guard, check));

@@ -81,4 +81,3 @@ pub async fn serve_stdio(options: ServeOptions) -> Result<(), McpServeError> {
     server.close().await;
     result
 }
-

@@ -35,8 +35,7 @@ const PUBLIC: &[&str] = &[
 /// preflights, and marks allowed cross-origin answers.
 pub async fn check(State(guard): State<Arc<Guard>>, req: Request, next: Next) -> Response {
     let preflight = req.method() == Method::OPTIONS;
-    let public =
-        preflight || (req.method() == Method::GET && PUBLIC.contains(&req.uri().path()));
+    let public = preflight || (req.method() == Method::GET && PUBLIC.contains(&req.uri().path()));
     let cross = match guard.admit(req.headers(), public) {
         Ok(admitted) => admitted.origin,
         Err(refusal) => return refused(&refusal),

@@ -10,10 +10,11 @@ use super::Served;
 /// A valid `tools/list` on the handshake-free protocol.
 const LIST: &str = r#"{"jsonrpc":"2.0","id":1,"method":"tools/list","params":{"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientInfo":{"name":"t","version":"1"},"io.modelcontextprotocol/clientCapabilities":{}}}}"#;
 
-const JSON: [&str; 3] = [
+const JSON: [&str; 4] = [
     "Content-Type: application/json",
     "Accept: application/json, text/event-stream",
     "MCP-Protocol-Version: 2026-07-28",
+    "Mcp-Method: tools/list",
 ];
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -86,7 +87,16 @@ async fn a_network_bind_needs_a_token() {
     let p = Project::new("mcp-token");
     let run = p
         .run_async(
-            &["mcp", "serve", "--transport", "http", "--port", "0", "--hostname", "0.0.0.0"],
+            &[
+                "mcp",
+                "serve",
+                "--transport",
+                "http",
+                "--port",
+                "0",
+                "--hostname",
+                "0.0.0.0",
+            ],
             "",
         )
         .await;
@@ -104,7 +114,10 @@ async fn with_a_token_only_requests_that_carry_it_are_served() {
     let mut h: Vec<&str> = JSON.to_vec();
     let (status, body) = served.post(&h, LIST.as_bytes()).await;
     assert_eq!(status, 401, "{body}");
-    assert!(body.contains("WWW-Authenticate: Bearer") || body.contains("www-authenticate: Bearer"), "{body}");
+    assert!(
+        body.contains("WWW-Authenticate: Bearer") || body.contains("www-authenticate: Bearer"),
+        "{body}"
+    );
     h.push("Authorization: Bearer wrong-token-wrong-token");
     let (status, _) = served.post(&h, LIST.as_bytes()).await;
     assert_eq!(status, 401);
@@ -113,4 +126,65 @@ async fn with_a_token_only_requests_that_carry_it_are_served() {
     let (status, body) = served.post(&h, LIST.as_bytes()).await;
     assert_eq!(status, 200, "{body}");
     assert!(body.contains("\"noop\""), "{body}");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn bad_input_on_stdio_is_contained_and_the_server_answers_on() {
+    use std::process::Stdio;
+    use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
+
+    let p = Project::new("mcp-stdio-bad");
+    p.install_test_plugin("noop");
+    let mut cmd = tokio::process::Command::from(p.ward());
+    cmd.args(["mcp", "serve"])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .kill_on_drop(true);
+    let mut child = cmd.spawn().expect("spawn ward mcp serve");
+    let mut stdin = child.stdin.take().unwrap();
+    let mut stdout = BufReader::new(child.stdout.take().unwrap()).lines();
+    let mut send = async |line: &[u8]| {
+        stdin.write_all(line).await.unwrap();
+        stdin.write_all(b"\n").await.unwrap();
+    };
+    send(br#"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}"#).await;
+    send(br#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#).await;
+    send(b"{not json at all").await;
+    send(b"\xff\xfe garbage").await;
+    send(br#"{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":7}}"#).await;
+    send(br#"{"jsonrpc":"2.0","id":3,"method":"no/such/method"}"#).await;
+    // Over the 16 MiB line limit: dropped as it is read, never buffered whole.
+    let mut huge = br#"{"jsonrpc":"2.0","id":4,"method":"tools/call","params":{"name":"noop","arguments":{"x":""#.to_vec();
+    huge.extend(std::iter::repeat_n(b'a', 17 * 1024 * 1024));
+    huge.extend(br#""}}}"#);
+    send(&huge).await;
+    send(br#"{"jsonrpc":"2.0","id":5,"method":"tools/call","params":{"name":"noop","arguments":{}}}"#).await;
+    let mut answers = std::collections::BTreeMap::new();
+    let read = async {
+        while let Some(line) = stdout.next_line().await.unwrap() {
+            let v: serde_json::Value = serde_json::from_str(&line).expect("every line is JSON");
+            if let Some(id) = v["id"].as_i64() {
+                answers.insert(id, v);
+                if id == 5 {
+                    break;
+                }
+            }
+        }
+    };
+    tokio::time::timeout(std::time::Duration::from_secs(60), read)
+        .await
+        .expect("the call after the bad input is answered");
+    assert!(answers[&2]["error"].is_object(), "{answers:?}");
+    assert!(answers[&3]["error"].is_object(), "{answers:?}");
+    assert!(!answers.contains_key(&4), "{answers:?}");
+    assert_eq!(
+        answers[&5]["result"]["content"][0]["text"], "ok",
+        "{answers:?}"
+    );
+    drop(send);
+    drop(stdin);
+    let out = child.wait_with_output().await.unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(!stderr.contains("panicked"), "{stderr}");
 }

@@ -13,17 +13,24 @@ use super::Served;
 
 /// Runs the inspector's CLI with `args` in `p` and parses what it prints.
 async fn inspect(p: &Project, args: &[&str]) -> Value {
-    let cli = repo_root()
-        .join("tests/clients/mcp-inspector/node_modules/@modelcontextprotocol/inspector-cli/build/cli.js");
+    let cli = repo_root().join(
+        "tests/clients/mcp-inspector/node_modules/@modelcontextprotocol/inspector-cli/build/cli.js",
+    );
     assert!(
         cli.is_file(),
         "the MCP inspector is missing: run scripts/setup.sh"
     );
+    // inspector-cli 1.0.3 looks for `../package.json` from the working directory
+    // but imports it from its own directory (where it is): run from a directory whose
+    // parent has one, inside the project (so the server it starts serves it).
+    p.write("package.json", "{}\n");
+    let cwd = p.path("sub");
+    std::fs::create_dir_all(&cwd).unwrap();
     let mut node = tokio::process::Command::new("node");
     node.arg(cli)
         .arg("--cli")
         .args(args)
-        .current_dir(&p.root)
+        .current_dir(&cwd)
         .stdin(Stdio::null())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
@@ -41,7 +48,10 @@ async fn inspect(p: &Project, args: &[&str]) -> Value {
         .expect("run node");
     let stdout = String::from_utf8_lossy(&out.stdout);
     let stderr = String::from_utf8_lossy(&out.stderr);
-    assert!(out.status.success(), "inspector failed:\n{stderr}\n{stdout}");
+    assert!(
+        out.status.success(),
+        "inspector failed:\n{stderr}\n{stdout}"
+    );
     serde_json::from_str(stdout.trim()).unwrap_or_else(|e| panic!("{e}: {stdout}\n{stderr}"))
 }
 
@@ -65,7 +75,15 @@ async fn the_inspector_cli_lists_and_calls_the_tools() {
     assert_eq!(listed["tools"][0]["inputSchema"]["type"], "object");
     let called = inspect(
         &p,
-        &[ward, "mcp", "serve", "--method", "tools/call", "--tool-name", "noop"],
+        &[
+            ward,
+            "mcp",
+            "serve",
+            "--method",
+            "tools/call",
+            "--tool-name",
+            "noop",
+        ],
     )
     .await;
     assert_eq!(called["content"][0]["text"], "ok", "{called}");
@@ -78,5 +96,8 @@ async fn the_inspector_cli_lists_and_calls_the_tools() {
     )
     .await;
     let names = names(&listed);
-    assert!(names.contains(&"noop") && names.contains(&"read"), "{names:?}");
+    assert!(
+        names.contains(&"noop") && names.contains(&"read"),
+        "{names:?}"
+    );
 }

@@ -102,7 +102,7 @@ async fn python_sdk_lists_and_calls_a_plugin_tool_over_streamable_http() {
             "steps": [
                 {"op": "list"},
                 {"op": "call", "name": "noop", "args": {}},
-                {"op": "call", "name": "noop", "args": {"unexpected": 1}},
+                {"op": "call", "name": "bash", "args": {"command": "id"}},
             ],
         }))
         .await;
@@ -110,15 +110,20 @@ async fn python_sdk_lists_and_calls_a_plugin_tool_over_streamable_http() {
         assert_eq!(names(&results[0]), ["noop"], "{mode}: {record}");
         assert_eq!(text(&results[1]), "ok", "{mode}: {record}");
         assert_eq!(results[1]["structuredContent"]["output"], "ok");
-        // Arguments are checked against the schema as in Ward: a tool error, not a crash.
-        assert_eq!(results[2]["isError"], true, "{record}");
+        let refused = results[2]["protocol_error"].as_str().expect("refused");
+        assert!(refused.contains("unknown tool `bash`"), "{refused}");
     }
     assert!(served.alive());
 }
 
 /// The record of calling `noop` under `noop = "ask"`, the client answering `elicit`
 /// (`None`: without the elicitation capability) on protocol `mode`.
-async fn ask_noop(name: &str, elicit: Option<&str>, mode: &str, extra: &[&str]) -> serde_json::Value {
+async fn ask_noop(
+    name: &str,
+    elicit: Option<&str>,
+    mode: &str,
+    extra: &[&str],
+) -> serde_json::Value {
     let p = noop_project(name);
     p.write("ward.toml", "[permission]\nnoop = \"ask\"\n");
     drive(json!({
@@ -148,7 +153,10 @@ async fn an_ask_becomes_an_elicitation_the_client_accepts_or_declines() {
         let record = ask_noop("mcp-ask-no", Some("decline"), mode, &[]).await;
         let results = record["results"].as_array().unwrap();
         assert_eq!(results[0]["isError"], true, "{mode}: {record}");
-        assert!(text(&results[0]).contains("rejected") || text(&results[0]).contains("refused"), "{record}");
+        assert!(
+            text(&results[0]).contains("rejected") || text(&results[0]).contains("refused"),
+            "{record}"
+        );
         assert_eq!(record["elicitations"].as_array().unwrap().len(), 2);
 
         // "Always" is remembered: the second call is not asked about.
@@ -156,7 +164,11 @@ async fn an_ask_becomes_an_elicitation_the_client_accepts_or_declines() {
         let results = record["results"].as_array().unwrap();
         assert_eq!(text(&results[0]), "ok", "{mode}: {record}");
         assert_eq!(text(&results[1]), "ok", "{mode}: {record}");
-        assert_eq!(record["elicitations"].as_array().unwrap().len(), 1, "{record}");
+        assert_eq!(
+            record["elicitations"].as_array().unwrap().len(),
+            1,
+            "{record}"
+        );
     }
 }
 
