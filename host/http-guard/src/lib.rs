@@ -259,11 +259,11 @@ mod tests {
             })
         );
         assert_eq!(
-            g.admit(&headers(&[host.clone()]), false),
+            g.admit(&headers(std::slice::from_ref(&host)), false),
             Err(Refusal::Unauthorized)
         );
         assert_eq!(
-            g.admit(&headers(&[host.clone()]), true),
+            g.admit(&headers(std::slice::from_ref(&host)), true),
             Ok(Admitted { origin: None })
         );
         let open = Guard::new("127.0.0.1", 7, None, vec![]);

@@ -211,10 +211,9 @@ mod tests {
 
     #[test]
     fn accepting_allows_and_the_box_makes_it_always() {
-        let answer = |action, content| ElicitResult {
-            action,
-            content,
-            meta: None,
+        let answer = |action, content: Option<serde_json::Value>| match content {
+            Some(content) => ElicitResult::new(action).with_content(content),
+            None => ElicitResult::new(action),
         };
         assert_eq!(reply(&answer(ElicitationAction::Accept, None)), Reply::Once);
         assert_eq!(

@@ -182,7 +182,6 @@ async fn bad_input_on_stdio_is_contained_and_the_server_answers_on() {
         answers[&5]["result"]["content"][0]["text"], "ok",
         "{answers:?}"
     );
-    drop(send);
     drop(stdin);
     let out = child.wait_with_output().await.unwrap();
     let stderr = String::from_utf8_lossy(&out.stderr);

@@ -15,7 +15,7 @@ use std::process::Stdio;
 use std::time::Duration;
 
 use serde_json::{Value, json};
-use tokio::io::{AsyncBufReadExt, AsyncReadExt, AsyncWriteExt, BufReader};
+use tokio::io::{AsyncBufReadExt, BufReader};
 use tokio::process::{Child, ChildStdout};
 use ward_tests::polyglot::repo_root;
 use ward_tests::{Project, ward_binary};
@@ -165,34 +165,6 @@ impl Served {
     /// given) and `body`, over a plain socket so nothing is added or fixed on the
     /// way; returns the status and the raw answer.
     pub async fn post(&self, headers: &[&str], body: &[u8]) -> (u16, String) {
-        let mut sock = tokio::net::TcpStream::connect(("127.0.0.1", self.port))
-            .await
-            .expect("connect");
-        let mut request = "POST /mcp HTTP/1.1\r\nConnection: close\r\n".to_string();
-        if !headers
-            .iter()
-            .any(|h| h.to_ascii_lowercase().starts_with("host:"))
-        {
-            request.push_str(&format!("Host: 127.0.0.1:{}\r\n", self.port));
-        }
-        for h in headers {
-            request.push_str(h);
-            request.push_str("\r\n");
-        }
-        request.push_str(&format!("Content-Length: {}\r\n\r\n", body.len()));
-        sock.write_all(request.as_bytes()).await.expect("send head");
-        // A server that refuses early may close before the whole body is sent.
-        let _ = sock.write_all(body).await;
-        let mut response = Vec::new();
-        let _ = tokio::time::timeout(Duration::from_secs(30), sock.read_to_end(&mut response))
-            .await
-            .expect("an answer within 30 s");
-        let text = String::from_utf8_lossy(&response).to_string();
-        let status = text
-            .split(' ')
-            .nth(1)
-            .and_then(|s| s.parse().ok())
-            .unwrap_or_else(|| panic!("no status line in {text:?}"));
-        (status, text)
+        ward_tests::http::raw_request(self.port, "POST", "/mcp", headers, body).await
     }
 }
