@@ -1,10 +1,11 @@
 #!/usr/bin/env python3
 """Per-call overhead of `ward mcp serve` over stdio: a no-op tool called N times
 through raw JSON-RPC on the server's pipes (no SDK, so the client adds as little as
-it can), p50 and p99 of the round trip. Compare with the same no-op through the tool
-box in process, `cargo bench -p ward-tests --bench plugins -- "tool box"`: the
-difference is what the MCP layer (framing, JSON, rmcp's dispatch, the call's task)
-adds.
+it can), p50 and p99 of the round trip; and, in the same process, N `tools/list`
+requests — the MCP layer (pipes, framing, JSON, rmcp's dispatch) with no tool run.
+Compare with the same no-op through the tool box in process,
+`cargo bench -p ward-tests --bench plugins -- "tool box"`: the difference is what
+the MCP layer adds.
 
     python3 scripts/bench-mcp-serve.py [path/to/ward] [calls]
 
@@ -72,32 +73,42 @@ def run(ward, calls, modern):
                              "clientInfo": {"name": "bench", "version": "1"}}})
             answer()
             send({"jsonrpc": "2.0", "method": "notifications/initialized"})
-        times = []
-        for i in range(1, calls + 1):
-            request = {"jsonrpc": "2.0", "id": i, "method": "tools/call",
-                       "params": {"name": "noop", "arguments": {}, **meta}}
-            line = (json.dumps(request) + "\n").encode()
-            start = time.perf_counter()
-            server.stdin.write(line)
-            reply = answer()
-            times.append(time.perf_counter() - start)
-            if "error" in reply or reply["result"].get("isError"):
-                sys.exit(f"the call failed: {reply}")
+        figures = {}
+        for method in ("tools/call", "tools/list"):
+            figures[method] = measure(server, answer, method, calls, meta)
         server.stdin.close()
         server.wait(timeout=10)
-        warm = sorted(times[calls // 10:])  # the first tenth warms up
-        return percentile(warm, 0.5) * 1e6, percentile(warm, 0.99) * 1e6
+        return figures
     finally:
         shutil.rmtree(state, ignore_errors=True)
+
+
+def measure(server, answer, method, calls, meta):
+    """p50 and p99 (µs) of `calls` round trips of `method`."""
+    times = []
+    for i in range(1, calls + 1):
+        params = {"name": "noop", "arguments": {}, **meta} if method == "tools/call" else dict(meta)
+        request = {"jsonrpc": "2.0", "id": f"{method}-{i}", "method": method, "params": params}
+        line = (json.dumps(request) + "\n").encode()
+        start = time.perf_counter()
+        server.stdin.write(line)
+        reply = answer()
+        times.append(time.perf_counter() - start)
+        if "error" in reply or reply["result"].get("isError"):
+            sys.exit(f"the call failed: {reply}")
+    warm = sorted(times[calls // 10:])  # the first tenth warms up
+    return percentile(warm, 0.5) * 1e6, percentile(warm, 0.99) * 1e6
 
 
 def main():
     ward = sys.argv[1] if len(sys.argv) > 1 else os.path.join(ROOT, "target/release/ward")
     calls = int(sys.argv[2]) if len(sys.argv) > 2 else 5000
     for modern in (True, False):
-        p50, p99 = run(ward, calls, modern)
+        figures = run(ward, calls, modern)
         name = "2026-07-28" if modern else "2025-11-25"
-        print(f"{name}: {calls} no-op calls over stdio, p50 {p50:.1f} us, p99 {p99:.1f} us")
+        for method, (p50, p99) in figures.items():
+            what = "no-op tool calls" if method == "tools/call" else "tools/list requests (no tool run)"
+            print(f"{name}: {calls} {what} over stdio, p50 {p50:.1f} us, p99 {p99:.1f} us")
 
 
 if __name__ == "__main__":
