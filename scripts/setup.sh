@@ -38,6 +38,19 @@ if [ "$(sdk/python/.venv/bin/componentize-py --version 2>/dev/null)" != "compone
     sdk/python/.venv/bin/pip install --quiet --disable-pip-version-check -r sdk/python/requirements.txt
 fi
 
+# The official MCP Python SDK the `ward mcp serve` tests drive it with, pinned in
+# tests/clients/mcp-python/requirements.txt, in a virtual environment of its own;
+# skipped when the pinned version is what is installed.
+mcp_want=$(sed -n 's/^mcp==//p' tests/clients/mcp-python/requirements.txt)
+mcp_have=$(tests/clients/mcp-python/.venv/bin/python -c \
+    'import importlib.metadata as m; print(m.version("mcp"))' 2>/dev/null || true)
+if [ "$mcp_have" != "$mcp_want" ]; then
+    echo "installing the MCP Python SDK (tests/clients/mcp-python/.venv)" >&2
+    python3 -m venv tests/clients/mcp-python/.venv
+    tests/clients/mcp-python/.venv/bin/pip install --quiet --disable-pip-version-check \
+        -r tests/clients/mcp-python/requirements.txt
+fi
+
 # The third-party clients the end-to-end tests drive Ward with (the OpenCode SDK, …),
 # each pinned by its own lock in tests/clients/NAME, installed the same way.
 for client in tests/clients/*/; do

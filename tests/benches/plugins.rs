@@ -42,6 +42,34 @@ fn warm_call(c: &mut Criterion) {
     });
 }
 
+/// The same no-op through the whole path a call from the loop, `ward tool call` or
+/// `ward mcp serve` takes (`ToolBox::execute`: name and argument checks, hooks,
+/// permission rules, the call, truncation): the baseline `scripts/bench-mcp-serve.py`
+/// measures the MCP layer against.
+fn tool_box_call(c: &mut Criterion) {
+    let rt = runtime();
+    let p = Project::new("bench-toolbox");
+    let h = Harness::new(&p, &["noop"], &[], "");
+    let host = std::sync::Arc::new(host_over(&p, &p.path(".ward/plugins")));
+    let rules = h.scope.rules.clone();
+    let tools = rt.block_on(async {
+        let (tools, _) = ward_session::ToolBox::load(host, &rules).await;
+        tools
+            .execute("noop", "{}", h.scope.clone(), &[])
+            .await
+            .expect("first call");
+        tools
+    });
+    c.bench_function("plugin/noop through the tool box, warm", |b| {
+        b.to_async(&rt).iter(|| async {
+            tools
+                .execute("noop", "{}", h.scope.clone(), &[])
+                .await
+                .expect("call")
+        })
+    });
+}
+
 fn host_over(project: &Project, dir: &Path) -> PluginHost {
     let found = discover(&[], &[(Origin::Project, dir.to_path_buf())]);
     PluginHost::new(
@@ -220,6 +248,7 @@ fn sandboxed_vs_native(c: &mut Criterion) {
 criterion_group!(
     benches,
     warm_call,
+    tool_box_call,
     first_call_from_cache,
     startup_50_plugins,
     sandboxed_vs_native

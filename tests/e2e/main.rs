@@ -18,6 +18,7 @@ mod hostile;
 mod interactive;
 mod market;
 mod mcp_client;
+mod mcp_serve;
 mod polyglot;
 mod run;
 mod scripted_llm;

@@ -61,3 +61,48 @@ impl TestServer {
         self.hits.load(Ordering::SeqCst)
     }
 }
+
+/// Sends `METHOD path` to 127.0.0.1:`port` over a plain socket, with exactly `headers`
+/// (and `Host: 127.0.0.1:PORT` unless one is given) and `body`: nothing is added or
+/// fixed on the way, as a hostile or careless client would send it. Returns the
+/// status and the whole answer as text. A server that refuses early may close before
+/// the body is sent whole; its answer still counts.
+pub async fn raw_request(
+    port: u16,
+    method: &str,
+    path: &str,
+    headers: &[&str],
+    body: &[u8],
+) -> (u16, String) {
+    let mut sock = tokio::net::TcpStream::connect(("127.0.0.1", port))
+        .await
+        .expect("connect");
+    let mut request = format!("{method} {path} HTTP/1.1\r\nConnection: close\r\n");
+    if !headers
+        .iter()
+        .any(|h| h.to_ascii_lowercase().starts_with("host:"))
+    {
+        request.push_str(&format!("Host: 127.0.0.1:{port}\r\n"));
+    }
+    for h in headers {
+        request.push_str(h);
+        request.push_str("\r\n");
+    }
+    request.push_str(&format!("Content-Length: {}\r\n\r\n", body.len()));
+    sock.write_all(request.as_bytes()).await.expect("send");
+    let _ = sock.write_all(body).await;
+    let mut response = Vec::new();
+    let _ = tokio::time::timeout(
+        std::time::Duration::from_secs(30),
+        sock.read_to_end(&mut response),
+    )
+    .await
+    .expect("an answer within 30 s");
+    let text = String::from_utf8_lossy(&response).to_string();
+    let status = text
+        .split(' ')
+        .nth(1)
+        .and_then(|s| s.parse().ok())
+        .unwrap_or_else(|| panic!("no status line in {text:?}"));
+    (status, text)
+}

@@ -46,7 +46,8 @@ enum Command {
     },
     /// List known models with their limits and prices (bundled catalogue and config).
     Models(commands::models::ModelsArgs),
-    /// MCP servers: their status and tools; add or remove one in ward.toml.
+    /// The Model Context Protocol: serve Ward's tools to MCP clients (`serve`); the MCP
+    /// servers Ward uses, their status and tools (`list`, `add`, `remove`).
     Mcp {
         #[command(subcommand)]
         command: commands::mcp::McpCommand,

@@ -100,6 +100,15 @@ impl Workspace {
         Arc::new(agent.session_layers(&configured, session))
     }
 
+    /// The directories plugins are installed in and found from (the user's, the
+    /// project's, those the configuration names), whether or not they exist yet.
+    pub fn plugin_dirs(&self) -> Vec<PathBuf> {
+        search_path(&self.config)
+            .into_iter()
+            .map(|(_, dir)| dir)
+            .collect()
+    }
+
     /// The tools on offer under `rules`, their output bounded by `[tool_output]`, and
     /// a warning (`plugin: why`) for each plugin that failed to load.
     pub async fn tool_box(&self, rules: &Arc<Vec<Ruleset>>) -> (ToolBox, Vec<String>) {

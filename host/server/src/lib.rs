@@ -192,7 +192,7 @@ pub async fn serve(
     let guard = Arc::new(guard::Guard::new(
         &options.hostname,
         bound.port(),
-        token.clone(),
+        Some(token.clone()),
         options.cors,
     ));
     let events = engine.subscribe();

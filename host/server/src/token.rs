@@ -7,25 +7,9 @@ use std::path::{Path, PathBuf};
 use crate::ServerError;
 
 /// The shortest token accepted from `WARD_SERVER_TOKEN`.
-pub const MIN_LEN: usize = 16;
-
+pub use ward_http_guard::MIN_TOKEN_LEN as MIN_LEN;
 /// 32 random bytes as 64 hex digits.
-pub fn random() -> String {
-    let mut bytes = [0u8; 32];
-    // The OS's generator; if it fails there is no safe token to make, and an
-    // all-zero one must never be used: fall back to a hash of what differs per start.
-    if getrandom::fill(&mut bytes).is_err() {
-        use sha2::{Digest, Sha256};
-        let seed = format!(
-            "{:?}{}{:?}",
-            std::time::SystemTime::now(),
-            std::process::id(),
-            std::thread::current().id()
-        );
-        bytes.copy_from_slice(&Sha256::digest(seed.as_bytes()));
-    }
-    hex::encode(bytes)
-}
+pub use ward_http_guard::random_token as random;
 
 /// Writes `token` to `<data_dir>/server/token`, readable by the owner only (the
 /// directory too); returns the file.
@@ -85,13 +69,6 @@ fn private_file(path: &Path) -> std::io::Result<std::fs::File> {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn tokens_are_long_and_differ() {
-        let (a, b) = (random(), random());
-        assert_eq!(a.len(), 64);
-        assert_ne!(a, b);
-    }
 
     #[cfg(unix)]
     #[test]

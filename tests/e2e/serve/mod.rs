@@ -13,7 +13,7 @@ mod webdriver;
 use std::process::Stdio;
 use std::time::Duration;
 
-use tokio::io::{AsyncBufReadExt, AsyncReadExt, AsyncWriteExt, BufReader};
+use tokio::io::{AsyncBufReadExt, BufReader};
 use tokio::process::{Child, ChildStdout};
 use ward_tests::Project;
 
@@ -105,34 +105,9 @@ impl Served {
         headers: &[&str],
         body: Option<&str>,
     ) -> (u16, String) {
-        let mut sock = tokio::net::TcpStream::connect(("127.0.0.1", self.port))
-            .await
-            .expect("connect");
-        let mut request = format!("{method} {path} HTTP/1.1\r\nConnection: close\r\n");
-        if !headers
-            .iter()
-            .any(|h| h.to_ascii_lowercase().starts_with("host:"))
-        {
-            request.push_str(&format!("Host: 127.0.0.1:{}\r\n", self.port));
-        }
-        for h in headers {
-            request.push_str(h);
-            request.push_str("\r\n");
-        }
         let body = body.unwrap_or("");
-        request.push_str(&format!("Content-Length: {}\r\n\r\n{body}", body.len()));
-        sock.write_all(request.as_bytes()).await.expect("send");
-        let mut response = Vec::new();
-        tokio::time::timeout(Duration::from_secs(30), sock.read_to_end(&mut response))
-            .await
-            .expect("an answer within 30 s")
-            .expect("read");
-        let text = String::from_utf8_lossy(&response).to_string();
-        let status = text
-            .split(' ')
-            .nth(1)
-            .and_then(|s| s.parse().ok())
-            .unwrap_or_else(|| panic!("no status line in {text:?}"));
+        let (status, text) =
+            ward_tests::http::raw_request(self.port, method, path, headers, body.as_bytes()).await;
         let body = text.split_once("\r\n\r\n").map(|(_, b)| b).unwrap_or("");
         (status, dechunk(&text, body))
     }

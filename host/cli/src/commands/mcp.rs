@@ -1,4 +1,5 @@
-//! `ward mcp list|add|remove`: the MCP servers of `[mcp.NAME]` — each one's status
+//! `ward mcp …`: `serve` serves Ward's tools to MCP clients ([`super::mcp_serve`]);
+//! `list|add|remove`: the MCP servers of `[mcp.NAME]` — each one's status
 //! (started here, within its timeout), reason for failing and tools; adding and
 //! removing entries in the project's `ward.toml`.
 //!
@@ -21,6 +22,8 @@ use ward_term::{inert_line, outln};
 /// `ward mcp …`
 #[derive(Subcommand)]
 pub enum McpCommand {
+    /// Serve the installed plugins' tools to MCP clients (stdio or streamable HTTP).
+    Serve(super::mcp_serve::ServeArgs),
     /// Start every configured MCP server and show its status and tools.
     List,
     /// Add a server to the project's ward.toml: `ward mcp add NAME -- node server.js`
@@ -57,6 +60,7 @@ pub enum McpCommand {
 /// Runs the subcommand.
 pub async fn run(command: McpCommand) -> Result<ExitCode> {
     match command {
+        McpCommand::Serve(args) => super::mcp_serve::run(args).await,
         McpCommand::List => list().await,
         McpCommand::Add {
             name,

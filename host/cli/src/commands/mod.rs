@@ -5,6 +5,7 @@ pub mod agent;
 pub mod chat;
 pub mod command;
 pub mod mcp;
+pub mod mcp_serve;
 pub mod models;
 pub mod permission;
 pub mod plugin;

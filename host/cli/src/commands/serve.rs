@@ -63,7 +63,7 @@ pub async fn run(args: ServeArgs) -> Result<std::process::ExitCode> {
 }
 
 /// Completes on Ctrl-C or SIGTERM.
-async fn shutdown() {
+pub(crate) async fn shutdown() {
     #[cfg(unix)]
     {
         use tokio::signal::unix::{SignalKind, signal};
