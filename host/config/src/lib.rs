@@ -43,7 +43,7 @@ pub use manifest::{
 pub use origin::Origins;
 pub use schema::{
     AgentConfig, AgentMode, CompactionConfig, Config, Cost, MarketplaceConfig, McpConfig,
-    McpServer, ModelConfig, PluginConfig, ProviderConfig, ProviderKind, RetryConfig, SandboxConfig,
-    SandboxMode, SourceConfig, Tokenizer, ToolOutputConfig, deserialize_model_ref,
+    McpEntryError, McpServer, ModelConfig, PluginConfig, ProviderConfig, ProviderKind, RetryConfig,
+    SandboxConfig, SandboxMode, SourceConfig, Tokenizer, ToolOutputConfig, deserialize_model_ref,
 };
 pub use warning::Warning;

@@ -89,26 +89,57 @@ struct RawMcp {
     grant: Option<Vec<Grant>>,
 }
 
-impl TryFrom<RawMcp> for McpConfig {
-    type Error = String;
+/// What is inconsistent in one `[mcp.NAME]` table (reported at the table, with the
+/// file, line and column, by the config loader).
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum McpEntryError {
+    /// `timeout = 0`.
+    #[error("`timeout` is in milliseconds and must be at least 1")]
+    ZeroTimeout,
+    /// A local server with a remote server's fields.
+    #[error(
+        "`url` and `headers` are for `type = \"remote\"` servers; a local server is started from `command`"
+    )]
+    RemoteFieldsOnLocal,
+    /// A local server without `command`.
+    #[error(
+        "a `type = \"local\"` server needs `command` (program and arguments, e.g. [\"node\", \"server.js\"])"
+    )]
+    MissingCommand,
+    /// A `command` whose first element is empty.
+    #[error("`command` must name a program as its first element")]
+    MissingProgram,
+    /// A remote server with a local server's fields.
+    #[error(
+        "`command` and `environment` are for `type = \"local\"` servers; a remote server is reached at `url`"
+    )]
+    LocalFieldsOnRemote,
+    /// `grant` on a remote server.
+    #[error("`grant` widens the confinement of a local server; a remote server runs elsewhere")]
+    GrantOnRemote,
+    /// A remote server without `url`.
+    #[error("a `type = \"remote\"` server needs `url`")]
+    MissingUrl,
+    /// A `url` that is not http(s).
+    #[error("`url` must be an http:// or https:// address, found `{0}`")]
+    NotHttp(String),
+}
 
-    fn try_from(raw: RawMcp) -> Result<Self, String> {
+impl TryFrom<RawMcp> for McpConfig {
+    type Error = McpEntryError;
+
+    fn try_from(raw: RawMcp) -> Result<Self, McpEntryError> {
         if raw.timeout == Some(0) {
-            return Err("`timeout` is in milliseconds and must be at least 1".into());
+            return Err(McpEntryError::ZeroTimeout);
         }
         let server = match raw.kind {
             McpType::Local => {
                 if raw.url.is_some() || raw.headers.is_some() {
-                    return Err(
-                        "`url` and `headers` are for `type = \"remote\"` servers; a local server is started from `command`"
-                            .into(),
-                    );
+                    return Err(McpEntryError::RemoteFieldsOnLocal);
                 }
-                let command = raw
-                    .command
-                    .ok_or("a `type = \"local\"` server needs `command` (program and arguments, e.g. [\"node\", \"server.js\"])")?;
+                let command = raw.command.ok_or(McpEntryError::MissingCommand)?;
                 if command.first().is_none_or(|p| p.trim().is_empty()) {
-                    return Err("`command` must name a program as its first element".into());
+                    return Err(McpEntryError::MissingProgram);
                 }
                 McpServer::Local {
                     command,
@@ -118,22 +149,14 @@ impl TryFrom<RawMcp> for McpConfig {
             }
             McpType::Remote => {
                 if raw.command.is_some() || raw.environment.is_some() {
-                    return Err(
-                        "`command` and `environment` are for `type = \"local\"` servers; a remote server is reached at `url`"
-                            .into(),
-                    );
+                    return Err(McpEntryError::LocalFieldsOnRemote);
                 }
                 if raw.grant.is_some() {
-                    return Err(
-                        "`grant` widens the confinement of a local server; a remote server runs elsewhere"
-                            .into(),
-                    );
+                    return Err(McpEntryError::GrantOnRemote);
                 }
-                let url = raw.url.ok_or("a `type = \"remote\"` server needs `url`")?;
+                let url = raw.url.ok_or(McpEntryError::MissingUrl)?;
                 if !(url.starts_with("http://") || url.starts_with("https://")) {
-                    return Err(format!(
-                        "`url` must be an http:// or https:// address, found `{url}`"
-                    ));
+                    return Err(McpEntryError::NotHttp(url));
                 }
                 McpServer::Remote {
                     url,

@@ -41,7 +41,7 @@ use serde::{Deserialize, Serialize};
 pub use agent::{AgentConfig, AgentMode};
 pub use check::model_ref as deserialize_model_ref;
 pub use marketplace::{MarketplaceConfig, SourceConfig};
-pub use mcp::{McpConfig, McpServer};
+pub use mcp::{McpConfig, McpEntryError, McpServer};
 pub use provider::{Cost, ModelConfig, ProviderConfig, ProviderKind, Tokenizer};
 pub use retry::RetryConfig;
 pub use sandbox::{SandboxConfig, SandboxMode};
