@@ -120,6 +120,48 @@ fn without_grants_a_server_reaches_only_its_own() {
     assert!(ok && out.contains("a.txt"), "{out}");
 }
 
+/// A file named on the command line is not an installation: naming one in another
+/// project (or a script kept straight in the home directory) must not open that
+/// file's whole directory, or the home, to the server.
+#[test]
+fn a_file_argument_opens_no_directory_of_its_own() {
+    let p = Project::new("mcp-file-arguments");
+    let named = p.home.join("other-project/notes.txt");
+    std::fs::create_dir_all(named.parent().unwrap()).unwrap();
+    std::fs::write(&named, "NAMED-FILE").unwrap();
+    let sibling = p.home.join("other-project/secret.txt");
+    std::fs::write(&sibling, "SIBLING-SECRET").unwrap();
+    let in_home = p.home.join("diary.txt");
+    std::fs::write(&in_home, "HOME-DIARY").unwrap();
+    // The probe kept straight in the home directory: it runs, and the home stays shut.
+    let script = p.home.join("probe_server.mjs");
+    std::fs::copy(fixture("probe_server.mjs"), &script).unwrap();
+    append_config(
+        &p,
+        &local(
+            "probe",
+            &[script.to_str().unwrap(), named.to_str().unwrap()],
+            "",
+        ),
+    );
+
+    let read = |path: &std::path::Path| tool_call(&p, "probe_read_file", json!({"path": path}));
+    let (_, out) = read(&sibling);
+    assert!(
+        !out.contains("SIBLING-SECRET") && out.contains("error: "),
+        "{out}"
+    );
+    let (_, out) = read(&in_home);
+    assert!(
+        !out.contains("HOME-DIARY") && out.contains("error: "),
+        "{out}"
+    );
+    // The server itself still works.
+    p.write("inside.txt", "INSIDE");
+    let (ok, out) = read(&p.path("inside.txt"));
+    assert!(ok && out.contains("INSIDE"), "{out}");
+}
+
 #[test]
 fn a_net_grant_lets_the_connection_through() {
     let p = Project::new("mcp-net-grant");
