@@ -13,6 +13,9 @@
 
 use http::{HeaderMap, header};
 
+mod listen;
+pub use listen::{ListenError, listen};
+
 /// The shortest token a server accepts from its user.
 pub const MIN_TOKEN_LEN: usize = 16;
 

@@ -45,7 +45,7 @@ pub async fn refresh_tools(shared: &Arc<Shared>, peer: &Peer<RoleClient>) -> Res
                 what: "`tools/list`".into(),
                 ms: millis(shared.list_timeout),
             })?
-            .map_err(|e| service_error(shared, e))?;
+            .map_err(|e| service_error(shared, "`tools/list`", e))?;
         // A list whose every tool is well formed arrives typed; otherwise as JSON, and
         // each tool is read on its own.
         let (listed, next) = match answer {
@@ -149,41 +149,16 @@ pub async fn call(
     tool: &str,
     args: Value,
 ) -> Result<(String, Value), McpError> {
-    if let Some(reason) = shared.closed_reason() {
-        return Err(McpError::Closed {
-            server: shared.name.clone(),
-            reason,
-        });
-    }
-    let peer = shared.peer.get().ok_or_else(|| McpError::Closed {
-        server: shared.name.clone(),
-        reason: "it has not started".into(),
-    })?;
     let arguments: JsonObject = match args {
         Value::Object(map) => map,
         _ => JsonObject::new(),
     };
     let params = CallToolRequestParams::new(tool.to_string()).with_arguments(arguments);
     // Dropping the request on timeout sends `notifications/cancelled` (rmcp's guard).
-    let result = tokio::time::timeout(shared.call_timeout, peer.call_tool(params))
-        .await
-        .map_err(|_| McpError::Timeout {
-            server: shared.name.clone(),
-            what: format!("`{tool}`"),
-            ms: millis(shared.call_timeout),
-        })?;
-    let result = match result {
-        Ok(r) => r,
-        Err(e) => {
-            if matches!(
-                e,
-                ServiceError::TransportClosed | ServiceError::TransportSend(_)
-            ) {
-                tokio::time::sleep(CLOSE_GRACE).await;
-            }
-            return Err(service_error(shared, e));
-        }
-    };
+    let result = request(shared, &format!("`{tool}`"), |peer| async move {
+        peer.call_tool(params).await
+    })
+    .await?;
     let value = serde_json::to_value(&result).unwrap_or(Value::Null);
     let text = render(&value);
     if result.is_error == Some(true) {
@@ -245,8 +220,52 @@ fn render(result: &Value) -> String {
     parts.join("\n")
 }
 
-/// What an rmcp failure means for the user.
-fn service_error(shared: &Arc<Shared>, e: ServiceError) -> McpError {
+/// Sends one request (`what`, as the user would name it) to the server within the
+/// call timeout: the same checks and the same failures for a tool call, a prompt and
+/// a resource.
+pub(crate) async fn request<T, Fut>(
+    shared: &Arc<Shared>,
+    what: &str,
+    send: impl FnOnce(Peer<RoleClient>) -> Fut,
+) -> Result<T, McpError>
+where
+    Fut: std::future::Future<Output = Result<T, ServiceError>>,
+{
+    if let Some(reason) = shared.closed_reason() {
+        return Err(McpError::Closed {
+            server: shared.name.clone(),
+            reason,
+        });
+    }
+    let peer = shared.peer.get().ok_or_else(|| McpError::Closed {
+        server: shared.name.clone(),
+        reason: "it has not started".into(),
+    })?;
+    let result = tokio::time::timeout(shared.call_timeout, send(peer.clone()))
+        .await
+        .map_err(|_| McpError::Timeout {
+            server: shared.name.clone(),
+            what: what.to_string(),
+            ms: millis(shared.call_timeout),
+        })?;
+    match result {
+        Ok(r) => Ok(r),
+        Err(e) => {
+            // The transport's end arrives before the reason it ended (the process's
+            // exit, its last words): wait a moment for the reason to be known.
+            if matches!(
+                e,
+                ServiceError::TransportClosed | ServiceError::TransportSend(_)
+            ) {
+                tokio::time::sleep(CLOSE_GRACE).await;
+            }
+            Err(service_error(shared, what, e))
+        }
+    }
+}
+
+/// What an rmcp failure of request `what` means for the user.
+fn service_error(shared: &Arc<Shared>, what: &str, e: ServiceError) -> McpError {
     let server = shared.name.clone();
     match e {
         ServiceError::TransportClosed | ServiceError::TransportSend(_) => {
@@ -258,7 +277,7 @@ fn service_error(shared: &Arc<Shared>, e: ServiceError) -> McpError {
         }
         ServiceError::McpError(data) => McpError::Protocol {
             server,
-            message: format!("error {}: {}", data.code.0, data.message),
+            message: format!("{what}: error {}: {}", data.code.0, data.message),
         },
         ServiceError::Timeout { timeout } => McpError::Timeout {
             server,
@@ -267,7 +286,7 @@ fn service_error(shared: &Arc<Shared>, e: ServiceError) -> McpError {
         },
         other => McpError::Protocol {
             server,
-            message: other.to_string(),
+            message: format!("{what}: {other}"),
         },
     }
 }

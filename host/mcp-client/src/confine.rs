@@ -393,7 +393,7 @@ mod tests {
         let home = Some(Path::new("/nonexistent-home"));
         assert_eq!(
             installation(&script, Named::Argument, home),
-            [script.clone()]
+            std::slice::from_ref(&script)
         );
         std::fs::write(dir.join("srv/package.json"), "{}").unwrap();
         assert_eq!(

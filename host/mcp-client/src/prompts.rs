@@ -12,6 +12,7 @@ use rmcp::service::Peer;
 use serde_json::Value;
 
 use crate::McpError;
+use crate::call::request;
 use crate::server::{Shared, millis};
 
 /// One prompt of one server.
@@ -80,25 +81,13 @@ pub async fn get(
     prompt: &McpPrompt,
     arguments: &str,
 ) -> Result<String, McpError> {
-    let peer = shared.peer.get().ok_or_else(|| McpError::Closed {
-        server: shared.name.clone(),
-        reason: shared
-            .closed_reason()
-            .unwrap_or_else(|| "it has not started".into()),
-    })?;
     let params = GetPromptRequestParams::new(prompt.name.clone())
         .with_arguments(assign(&prompt.arguments, arguments));
-    let result = tokio::time::timeout(shared.call_timeout, peer.get_prompt(params))
-        .await
-        .map_err(|_| McpError::Timeout {
-            server: shared.name.clone(),
-            what: format!("prompt `{}`", prompt.name),
-            ms: millis(shared.call_timeout),
-        })?
-        .map_err(|e| McpError::Protocol {
-            server: shared.name.clone(),
-            message: format!("prompt `{}`: {e}", prompt.name),
-        })?;
+    let what = format!("prompt `{}`", prompt.name);
+    let result = request(shared, &what, |peer| async move {
+        peer.get_prompt(params).await
+    })
+    .await?;
     let value = serde_json::to_value(&result).unwrap_or(Value::Null);
     let texts: Vec<String> = value
         .get("messages")
@@ -126,24 +115,12 @@ pub async fn get(
 
 /// The text of resource `uri` (text contents joined; binary ones described).
 pub async fn read_resource(shared: &Arc<Shared>, uri: &str) -> Result<String, McpError> {
-    let peer = shared.peer.get().ok_or_else(|| McpError::Closed {
-        server: shared.name.clone(),
-        reason: shared
-            .closed_reason()
-            .unwrap_or_else(|| "it has not started".into()),
-    })?;
     let params = rmcp::model::ReadResourceRequestParams::new(uri);
-    let result = tokio::time::timeout(shared.call_timeout, peer.read_resource(params))
-        .await
-        .map_err(|_| McpError::Timeout {
-            server: shared.name.clone(),
-            what: format!("resource `{uri}`"),
-            ms: millis(shared.call_timeout),
-        })?
-        .map_err(|e| McpError::Protocol {
-            server: shared.name.clone(),
-            message: format!("resource `{uri}`: {e}"),
-        })?;
+    let what = format!("resource `{uri}`");
+    let result = request(shared, &what, |peer| async move {
+        peer.read_resource(params).await
+    })
+    .await?;
     let value = serde_json::to_value(&result).unwrap_or(Value::Null);
     let parts: Vec<String> = value
         .get("contents")

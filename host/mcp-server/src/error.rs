@@ -12,29 +12,9 @@ pub enum McpServeError {
     /// The MCP connection could not be set up or failed.
     #[error("mcp: {0}")]
     Start(String),
-    /// A non-loopback address without a token.
-    #[error(
-        "refusing to serve MCP on {hostname} without a token: anyone who can reach it could \
-         run the tools here; set WARD_MCP_TOKEN (or bind 127.0.0.1)"
-    )]
-    TokenRequired {
-        /// The address asked for.
-        hostname: String,
-    },
-    /// The token given is too short to resist guessing.
-    #[error("the MCP server token must be at least {min} characters")]
-    WeakToken {
-        /// The least length.
-        min: usize,
-    },
-    /// The address could not be bound.
-    #[error("cannot listen on {address}: {source}")]
-    Bind {
-        /// `host:port`.
-        address: String,
-        /// Why.
-        source: std::io::Error,
-    },
+    /// The token rules or the address refused listening.
+    #[error(transparent)]
+    Listen(#[from] ward_http_guard::ListenError),
     /// The HTTP server failed while running.
     #[error("serving: {0}")]
     Serve(std::io::Error),

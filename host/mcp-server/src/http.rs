@@ -16,7 +16,7 @@ use axum::middleware::Next;
 use axum::response::{IntoResponse, Response};
 use rmcp::transport::streamable_http_server::session::local::LocalSessionManager;
 use rmcp::transport::streamable_http_server::{StreamableHttpServerConfig, StreamableHttpService};
-use ward_http_guard::{Guard, MIN_TOKEN_LEN, Refusal, bracketed, is_loopback};
+use ward_http_guard::{Guard, Refusal, bracketed, is_loopback};
 
 use crate::handler::Server;
 use crate::{McpServeError, ServeOptions};
@@ -63,25 +63,13 @@ pub async fn serve_http(
     shutdown: impl Future<Output = ()> + Send + 'static,
 ) -> Result<(), McpServeError> {
     let loopback = is_loopback(&http.hostname);
-    match &http.token {
-        None if !loopback => {
-            return Err(McpServeError::TokenRequired {
-                hostname: http.hostname,
-            });
-        }
-        Some(t) if t.len() < MIN_TOKEN_LEN => {
-            return Err(McpServeError::WeakToken { min: MIN_TOKEN_LEN });
-        }
-        _ => {}
-    }
-    let address = format!("{}:{}", bracketed(&http.hostname), http.port);
-    let bind_error = |source| McpServeError::Bind {
-        address: address.clone(),
-        source,
-    };
-    let listener = tokio::net::TcpListener::bind(&address)
-        .await
-        .map_err(bind_error)?;
+    let listener = ward_http_guard::listen(
+        &http.hostname,
+        http.port,
+        http.token.as_deref(),
+        "WARD_MCP_TOKEN",
+    )?;
+    let listener = tokio::net::TcpListener::from_std(listener).map_err(McpServeError::Serve)?;
     let bound = listener.local_addr().map_err(McpServeError::Serve)?;
     let server = Server::start(options).await?;
     let guard = Arc::new(Guard::new(

@@ -66,29 +66,9 @@ impl Default for ServeOptions {
 /// Why the server did not start or stopped.
 #[derive(Debug, thiserror::Error)]
 pub enum ServerError {
-    /// A non-loopback address without a token of one's own.
-    #[error(
-        "refusing to serve on {hostname} without a token: anyone who can reach it could \
-         run commands here; set WARD_SERVER_TOKEN (or bind 127.0.0.1)"
-    )]
-    TokenRequired {
-        /// The address asked for.
-        hostname: String,
-    },
-    /// The token given is too short to resist guessing.
-    #[error("the server token must be at least {min} characters")]
-    WeakToken {
-        /// The least length.
-        min: usize,
-    },
-    /// The address could not be bound.
-    #[error("cannot listen on {address}: {source}")]
-    Bind {
-        /// `host:port`.
-        address: String,
-        /// Why.
-        source: std::io::Error,
-    },
+    /// The token rules or the address refused listening.
+    #[error(transparent)]
+    Listen(#[from] ward_http_guard::ListenError),
     /// The token file could not be written.
     #[error("{}: {source}", path.display())]
     TokenFile {
@@ -154,29 +134,14 @@ pub async fn serve(
     ready: impl FnOnce(&Ready),
     shutdown: impl Future<Output = ()> + Send + 'static,
 ) -> Result<(), ServerError> {
-    let loopback = guard::is_loopback(&options.hostname);
-    if !loopback && options.token.is_none() {
-        return Err(ServerError::TokenRequired {
-            hostname: options.hostname,
-        });
-    }
-    let token = match options.token {
-        Some(token) if token.len() < token::MIN_LEN => {
-            return Err(ServerError::WeakToken {
-                min: token::MIN_LEN,
-            });
-        }
-        Some(token) => token,
-        None => token::random(),
-    };
-    let address = format!("{}:{}", guard::bracketed(&options.hostname), options.port);
-    let bind_error = |source| ServerError::Bind {
-        address: address.clone(),
-        source,
-    };
-    // Bound here, served from the server's own thread (see below).
-    let listener = std::net::TcpListener::bind(&address).map_err(bind_error)?;
-    listener.set_nonblocking(true).map_err(bind_error)?;
+    // Checked before a token is made: one of the user's own is required off loopback.
+    let listener = ward_http_guard::listen(
+        &options.hostname,
+        options.port,
+        options.token.as_deref(),
+        "WARD_SERVER_TOKEN",
+    )?;
+    let token = options.token.unwrap_or_else(token::random);
     let bound = listener.local_addr().map_err(ServerError::Serve)?;
     let token_file = token::write(&engine.workspace().data_dir, &token)?;
     let root = engine

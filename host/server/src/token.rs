@@ -6,8 +6,6 @@ use std::path::{Path, PathBuf};
 
 use crate::ServerError;
 
-/// The shortest token accepted from `WARD_SERVER_TOKEN`.
-pub use ward_http_guard::MIN_TOKEN_LEN as MIN_LEN;
 /// 32 random bytes as 64 hex digits.
 pub use ward_http_guard::random_token as random;
 

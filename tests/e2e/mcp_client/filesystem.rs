@@ -34,15 +34,7 @@ async fn the_model_uses_server_filesystem_and_a_rule_denies_one_tool() {
         Turn::text("finished"),
     ])
     .await;
-    llm.configure(&p, "openai-compatible");
-    let server = npm_server("server-filesystem");
-    append_config(
-        &p,
-        &format!(
-            "[permission]\nfs_move_file = \"deny\"\n{}",
-            local("fs", &[&server, p.root.to_str().unwrap()], "")
-        ),
-    );
+    serve_the_project(&p, &llm, "fs_move_file = \"deny\"");
     let out = p
         .run_async(&["run", "--yes", "files"], "")
         .await
@@ -80,15 +72,7 @@ async fn a_wildcard_ask_rule_covers_every_tool_of_a_server() {
         Turn::text("asked"),
     ])
     .await;
-    llm.configure(&p, "openai-compatible");
-    let server = npm_server("server-filesystem");
-    append_config(
-        &p,
-        &format!(
-            "[permission]\n\"fs_*\" = \"ask\"\n{}",
-            local("fs", &[&server, p.root.to_str().unwrap()], "")
-        ),
-    );
+    serve_the_project(&p, &llm, "\"fs_*\" = \"ask\"");
     let run = p
         .run_async(&["run", "--format", "json", "list"], "n\n")
         .await;
@@ -179,4 +163,18 @@ async fn a_server_killed_mid_call_is_an_error_for_the_model() {
         "the model is told what happened: {error}"
     );
     assert!(tool_result(&requests, "c2").contains("still here"));
+}
+
+/// The scripted model and `server-filesystem` serving the project as `fs`, under the
+/// permission rule `rule`.
+fn serve_the_project(p: &Project, llm: &ScriptedLlm, rule: &str) {
+    llm.configure(p, "openai-compatible");
+    let server = npm_server("server-filesystem");
+    append_config(
+        p,
+        &format!(
+            "[permission]\n{rule}\n{}",
+            local("fs", &[&server, p.root.to_str().unwrap()], "")
+        ),
+    );
 }
