@@ -26,12 +26,14 @@
 //!
 //! 1. the built-ins, then the agents plugin components define (which cannot
 //!    redefine a built-in);
-//! 2. markdown files under `<global config dir>/agents/**/*.md`;
+//! 2. OpenCode's global agent files (`~/.config/opencode/agent(s)/**/*.md`),
+//!    then markdown files under `<global config dir>/agents/**/*.md`;
 //! 3. `[agent.NAME]` tables of the merged configuration (every `ward.toml`
 //!    layer, already merged by `ward-config`);
-//! 4. Claude Code's agent files under `<project>/.claude/agents/**/*.md`
-//!    (their `name`, `tools` allow-list and `model: inherit` are understood;
-//!    OpenCode's `tools: { bash: false }` switches too);
+//! 4. OpenCode's agent files under `<project>/.opencode/agent(s)/**/*.md`, then
+//!    Claude Code's under `<project>/.claude/agents/**/*.md` (their `name`,
+//!    `tools` allow-list and `model: inherit` are understood; OpenCode's
+//!    `tools: { bash: false }` switches too);
 //! 5. markdown files under `<project>/.ward/agents/**/*.md`.
 //!
 //! Each definition overrides only the fields it sets (`[agent.plan] steps = 5`

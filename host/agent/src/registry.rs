@@ -27,9 +27,11 @@ pub struct AgentRegistry {
 }
 
 impl AgentRegistry {
-    /// Loads the agents, in increasing precedence: built-ins, markdown files
-    /// under `<global_dir>/agents/`, `config.agent`, Claude Code's agent files
-    /// under `<project_root>/.claude/agents/`, markdown files under
+    /// Loads the agents, in increasing precedence: built-ins, OpenCode's global
+    /// agent files (`~/.config/opencode/agent(s)/`), markdown files under
+    /// `<global_dir>/agents/`, `config.agent`, OpenCode's agent files under
+    /// `<project_root>/.opencode/agent(s)/`, Claude Code's under
+    /// `<project_root>/.claude/agents/`, markdown files under
     /// `<project_root>/.ward/agents/`. Each definition overrides only the
     /// fields it sets.
     ///
@@ -63,16 +65,20 @@ impl AgentRegistry {
         for definition in component::definitions(components, &taken, &mut warnings) {
             agents.apply(definition);
         }
-        if let Some(global) = global_dir {
-            for definition in markdown::definitions(&global.join("agents"), &mut warnings) {
+        use ward_config::opencode;
+        let mut global_dirs = opencode::global_dirs(global_dir, opencode::AGENT_DIRS);
+        global_dirs.extend(global_dir.map(|global| global.join("agents")));
+        for dir in global_dirs {
+            for definition in markdown::definitions(&dir, &mut warnings) {
                 agents.apply(definition);
             }
         }
         for definition in config::definitions(config, &mut warnings) {
             agents.apply(definition);
         }
-        for project in [".claude", ".ward"] {
-            let dir = project_root.join(project).join("agents");
+        let mut project_dirs = opencode::project_dirs(project_root, opencode::AGENT_DIRS);
+        project_dirs.extend([".claude", ".ward"].map(|p| project_root.join(p).join("agents")));
+        for dir in project_dirs {
             for definition in markdown::definitions(&dir, &mut warnings) {
                 agents.apply(definition);
             }

@@ -7,8 +7,10 @@
 //! earlier one as a whole:
 //!
 //! 1. the built-ins, `init` and `review` ([`builtin`]);
-//! 2. markdown files under `<global config dir>/commands/**/*.md`;
-//! 3. markdown files under `<project>/.ward/commands/**/*.md`.
+//! 2. OpenCode's global command files (`~/.config/opencode/command(s)/**/*.md`),
+//!    then markdown files under `<global config dir>/commands/**/*.md`;
+//! 3. OpenCode's command files under `<project>/.opencode/command(s)/**/*.md`,
+//!    then markdown files under `<project>/.ward/commands/**/*.md`.
 //!
 //! A file's name is its path under the commands directory without `.md`
 //! (`git/commit.md` is `/git/commit`); names follow [`is_valid_name`]. The

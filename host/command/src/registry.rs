@@ -23,8 +23,10 @@ pub struct CommandRegistry {
 }
 
 impl CommandRegistry {
-    /// Loads the commands, in increasing precedence: the built-ins, files
-    /// under `<global_dir>/commands/`, files under `<project>/.ward/commands/`.
+    /// Loads the commands, in increasing precedence: the built-ins, OpenCode's
+    /// global command files (`~/.config/opencode/command(s)/`), files under
+    /// `<global_dir>/commands/`, OpenCode's under `<project>/.opencode/command(s)/`,
+    /// files under `<project>/.ward/commands/`.
     /// A later definition of a name replaces an earlier one as a whole.
     ///
     /// `global_dir` is Ward's global configuration directory
@@ -36,10 +38,10 @@ impl CommandRegistry {
             .map(|c| (c.name.clone(), c))
             .collect();
         let mut agent_lines = BTreeMap::new();
-        let mut dirs = Vec::new();
-        if let Some(global) = global_dir {
-            dirs.push(global.join("commands"));
-        }
+        use ward_config::opencode;
+        let mut dirs = opencode::global_dirs(global_dir, opencode::COMMAND_DIRS);
+        dirs.extend(global_dir.map(|global| global.join("commands")));
+        dirs.extend(opencode::project_dirs(project, opencode::COMMAND_DIRS));
         dirs.push(project.join(".ward").join("commands"));
         for dir in dirs {
             for loaded in markdown::commands(&dir, &mut warnings) {

@@ -12,6 +12,7 @@
 //! - [`grant`]: capability names and user grants.
 //! - [`error`]: [`ConfigError`] and its [`Located`] position.
 //! - [`origin`]: [`Origins`], where each key of the merged configuration was set.
+//! - [`opencode`]: where an OpenCode project keeps its agents and commands.
 //! - [`warning`]: [`Warning`], a located problem that skips one definition.
 
 mod diagnose;
@@ -22,6 +23,7 @@ pub mod load;
 mod locate;
 pub mod manifest;
 mod merge;
+pub mod opencode;
 pub mod origin;
 pub mod schema;
 pub mod substitute;
