@@ -25,6 +25,7 @@ mod scripted_llm;
 mod security;
 mod serve;
 mod session;
+mod sessions;
 mod signatures;
 mod skills;
 mod subagents;

@@ -169,6 +169,8 @@ pub async fn serve(
         Some(token) => token,
         None => token::random(),
     };
+    // Clients answer the model's questions (`/question/{id}/reply`) while it serves.
+    let _answerer = engine.question_answerer();
     let address = format!("{}:{}", guard::bracketed(&options.hostname), options.port);
     let bind_error = |source| ServerError::Bind {
         address: address.clone(),
