@@ -212,10 +212,14 @@ async fn hostile_import_files_are_refused_naming_where_and_change_nothing() {
     };
     let part0 = good["session"]["messages"][0]["parts"][0]["id"].clone();
     let huge = "x".repeat(100 * 1024 * 1024);
+    let mut cut = exported.len() / 2;
+    while !exported.is_char_boundary(cut) {
+        cut -= 1;
+    }
     let cases: Vec<(&str, String, &str)> = vec![
         (
             "truncated",
-            exported[..exported.len() / 2].to_string(),
+            exported[..cut].to_string(),
             "invalid JSON at line",
         ),
         ("not JSON", "hello".into(), "invalid JSON at line 1"),
