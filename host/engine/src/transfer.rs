@@ -70,12 +70,12 @@ pub struct SessionTree {
 #[derive(Debug, thiserror::Error)]
 pub enum ImportError {
     /// The file could not be read.
-    #[error("reading {path}: {source}")]
+    #[error("reading {path}: {error}")]
     Read {
         /// The file.
         path: String,
-        /// Why.
-        source: std::io::Error,
+        /// Why (in the message, not a source: printed once).
+        error: std::io::Error,
     },
     /// The file is larger than [`MAX_IMPORT_BYTES`].
     #[error("the import is larger than the {limit} bytes Ward reads")]
@@ -84,14 +84,14 @@ pub enum ImportError {
         limit: u64,
     },
     /// Not JSON, or cut short: where it stops being JSON.
-    #[error("not a Ward export: invalid JSON at line {line}, column {column}: {source}")]
+    #[error("not a Ward export: invalid JSON at line {line}, column {column}: {error}")]
     Syntax {
         /// 1-based line.
         line: usize,
         /// 1-based column.
         column: usize,
-        /// serde's error.
-        source: serde_json::Error,
+        /// serde's error (in the message, not a source: printed once).
+        error: serde_json::Error,
     },
     /// JSON, but a field is missing or of the wrong type.
     #[error("not a Ward export: at `{path}`: {message}")]
@@ -154,9 +154,9 @@ fn tree(store: &SqliteStore, info: Session) -> Result<SessionTree, ManageError> 
 
 /// Reads the export at `path` and imports it (see [`import_bytes`]).
 pub fn import_file(store: &SqliteStore, path: &Path) -> Result<Session, ManageError> {
-    let read = |source| ImportError::Read {
+    let read = |error| ImportError::Read {
         path: path.display().to_string(),
-        source,
+        error,
     };
     let file = std::fs::File::open(path).map_err(read)?;
     let mut bytes = Vec::new();
@@ -211,10 +211,10 @@ fn parse(bytes: &[u8]) -> Result<ExportFile, ImportError> {
             limit: MAX_IMPORT_BYTES,
         });
     }
-    let value: Value = serde_json::from_slice(bytes).map_err(|source| ImportError::Syntax {
-        line: source.line(),
-        column: source.column(),
-        source,
+    let value: Value = serde_json::from_slice(bytes).map_err(|error| ImportError::Syntax {
+        line: error.line(),
+        column: error.column(),
+        error,
     })?;
     long_strings(&value, &mut String::new())?;
     let version = value.get("ward_export").and_then(Value::as_u64);
