@@ -26,6 +26,7 @@ mod scripted_llm;
 mod security;
 mod serve;
 mod session;
+mod sessions;
 mod signatures;
 mod skills;
 mod subagents;

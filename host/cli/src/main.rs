@@ -4,6 +4,7 @@ mod builtins;
 mod commands;
 mod printer;
 mod prompt;
+mod question;
 
 use std::process::ExitCode;
 

@@ -17,11 +17,24 @@ pub trait Answers: Send + 'static {
     /// Answers ask `id`; an ask already settled (by a cascade) is no error worth
     /// reporting.
     fn answer(&self, id: &str, reply: Reply);
+
+    /// Answers the model's question request `id` (`None`: dismissed). Only an
+    /// engine has questions.
+    fn settle_question(&self, id: &str, answers: Option<Vec<Vec<String>>>) {
+        let _ = (id, answers);
+    }
 }
 
 impl Answers for Engine {
     fn answer(&self, id: &str, reply: Reply) {
         let _ = self.reply(id, reply);
+    }
+
+    fn settle_question(&self, id: &str, answers: Option<Vec<Vec<String>>>) {
+        let _ = match answers {
+            Some(answers) => self.answer_question(id, answers),
+            None => self.reject_question(id),
+        };
     }
 }
 
@@ -44,8 +57,18 @@ pub fn spawn_answerer(
                 Err(broadcast::error::RecvError::Lagged(_)) => continue,
                 Err(broadcast::error::RecvError::Closed) => return,
             };
-            let Event::PermissionAsked { id, request } = event else {
-                continue;
+            let (id, request) = match event {
+                Event::PermissionAsked { id, request } => (id, request),
+                // Published only while the run holds a question answerer (a terminal).
+                Event::QuestionAsked { request } => {
+                    let id = request.id.clone();
+                    let given = tokio::task::spawn_blocking(move || ask_questions(&request))
+                        .await
+                        .unwrap_or(None);
+                    answers.settle_question(&id, given);
+                    continue;
+                }
+                _ => continue,
             };
             // A change to Ward's configuration, or a command leaving the sandbox, needs
             // a person's answer: `--yes` does not give it, the terminal is asked (and no
@@ -78,6 +101,24 @@ pub fn question(request: &AskRequest) -> String {
         inert_line(&request.permission),
         patterns.join(", ")
     )
+}
+
+/// Puts each question of `request` on the terminal in turn; `None` if one is
+/// dismissed (an empty line, or end of input).
+fn ask_questions(request: &ward_engine::QuestionRequest) -> Option<Vec<Vec<String>>> {
+    let mut all = Vec::new();
+    for (index, question) in request.questions.iter().enumerate() {
+        eout!("{}", crate::question::menu(request, index));
+        let mut line = String::new();
+        match std::io::stdin().lock().read_line(&mut line) {
+            Ok(0) | Err(_) => {
+                eoutln!("(no answer: dismissed)");
+                return None;
+            }
+            Ok(_) => all.push(crate::question::parse(&line, question)?),
+        }
+    }
+    Some(all)
 }
 
 fn ask_line(question: &str) -> Reply {

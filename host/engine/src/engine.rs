@@ -100,6 +100,8 @@ pub(crate) struct Shared {
     pub(crate) titles: Option<Titles>,
     pub(crate) compaction: CompactionAgent,
     pub(crate) commands: Arc<Commands>,
+    /// Questions the model asked, waiting for a frontend's answer.
+    pub(crate) questions: Arc<ward_session::question::Questions>,
     pub(crate) runners: Mutex<HashMap<RunnerKey, Arc<Runner>>>,
     /// The model each session's latest prompt went to (a subagent without a model of
     /// its own uses its caller's).
@@ -482,6 +484,7 @@ impl Start {
             titles,
             compaction,
             commands,
+            questions: ward_session::question::Questions::new(bus.clone()),
             runners: Mutex::new(HashMap::new()),
             models: Mutex::new(HashMap::new()),
             warnings: Mutex::new(warnings),

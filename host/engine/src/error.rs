@@ -52,6 +52,12 @@ pub enum EngineError {
     /// A permission reply could not be taken.
     #[error(transparent)]
     Permission(#[from] ward_permission::PermissionError),
+    /// A question reply could not be taken.
+    #[error(transparent)]
+    Question(#[from] ward_session::question::QuestionError),
+    /// A session could not be forked, renamed, imported or continued.
+    #[error(transparent)]
+    Manage(crate::manage::ManageError),
     /// The loop failed, or was aborted ([`LoopError::Aborted`]).
     #[error(transparent)]
     Loop(#[from] LoopError),
@@ -73,13 +79,22 @@ impl EngineError {
                 ..
             } | EngineError::Store(ward_store::StoreError::NotFound { .. })
                 | EngineError::Permission(ward_permission::PermissionError::UnknownRequest { .. })
+                | EngineError::Question(
+                    ward_session::question::QuestionError::UnknownRequest { .. }
+                )
         )
     }
 
     /// Whether the request itself is wrong (an unknown or sub- agent, a model that
     /// does not resolve or has no key), as opposed to a failure while running it.
     pub fn is_bad_request(&self) -> bool {
-        matches!(self, EngineError::Agent(_) | EngineError::Model(_))
+        matches!(
+            self,
+            EngineError::Agent(_)
+                | EngineError::Model(_)
+                | EngineError::Manage(_)
+                | EngineError::Question(ward_session::question::QuestionError::WrongCount { .. })
+        )
     }
 }
 

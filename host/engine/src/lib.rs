@@ -17,15 +17,18 @@
 mod engine;
 pub mod error;
 mod events;
+pub mod manage;
 pub mod model;
 mod options;
 pub mod paths;
 mod plugins;
+mod questions;
 mod runners;
 pub mod sandbox;
 mod sessions;
 pub mod slash;
 mod subagents;
+mod transfer;
 pub mod workspace;
 
 pub use engine::{Engine, Opened, PendingPrompt, PromptRequest, Turn, open_store};
@@ -36,4 +39,5 @@ pub use workspace::{Settings, Workspace, primary_agent, rules};
 // What frontends name in what they render and answer, so they need not depend on
 // the crates below the engine for it.
 pub use ward_permission::{AskRequest, Reply};
-pub use ward_store::{Event, Session, Subscription};
+pub use ward_session::question::{Answerer, QuestionError};
+pub use ward_store::{Event, QuestionRequest, Session, Subscription};

@@ -157,6 +157,8 @@ impl Shared {
             let task = TaskTool::new(Arc::new(subagents), store, self.children.clone());
             tools = tools.with_host_tool(Arc::new(task), &rules);
         }
+        let question = ward_session::question::QuestionTool::new(self.questions.clone());
+        tools = tools.with_host_tool(Arc::new(question), &rules);
         let system = Arc::new(ws.system_prompt(&model, agent, &rules));
         let store: Arc<dyn Store> = self.store.clone();
         Runner::builder(

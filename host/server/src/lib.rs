@@ -142,6 +142,8 @@ pub async fn serve(
         "WARD_SERVER_TOKEN",
     )?;
     let token = options.token.unwrap_or_else(token::random);
+    // Clients answer the model's questions (`/question/{id}/reply`) while it serves.
+    let _answerer = engine.question_answerer();
     let bound = listener.local_addr().map_err(ServerError::Serve)?;
     let token_file = token::write(&engine.workspace().data_dir, &token)?;
     let root = engine

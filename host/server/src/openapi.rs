@@ -13,7 +13,7 @@ use utoipa_axum::routes;
 
 use crate::App;
 use crate::guard::{self, Guard};
-use crate::routes::{app, events, messages, permissions, sessions};
+use crate::routes::{app, events, fork, messages, permissions, question, sessions};
 use crate::wire::event::EventInfo;
 
 #[derive(OpenApi)]
@@ -44,12 +44,16 @@ fn api() -> OpenApiRouter<App> {
         .routes(routes!(sessions::children))
         .routes(routes!(sessions::todo))
         .routes(routes!(sessions::abort))
+        .routes(routes!(fork::fork))
         .routes(routes!(messages::list, messages::prompt))
         .routes(routes!(messages::get))
         .routes(routes!(messages::prompt_async))
         .routes(routes!(permissions::list))
         .routes(routes!(permissions::reply))
         .routes(routes!(permissions::respond))
+        .routes(routes!(question::list))
+        .routes(routes!(question::reply))
+        .routes(routes!(question::reject))
 }
 
 /// Everything served: the API, `/doc`, the web page, all behind the guard.

@@ -16,6 +16,7 @@ pub mod event_hooks;
 mod fixtures;
 pub mod history;
 pub mod prune;
+pub mod question;
 pub mod record;
 pub mod reminders;
 pub mod repair;

@@ -21,6 +21,7 @@ use ward_permission::{AskRequest, Reply};
 
 use crate::model::message::MessageInfo;
 use crate::model::part::Part;
+use crate::model::question::QuestionRequest;
 use crate::model::session::Session;
 use crate::model::todo::Todo;
 
@@ -176,6 +177,32 @@ pub enum Event {
         /// Why.
         reason: String,
     },
+    /// The model asks the user questions (the `question` tool); answered through
+    /// the engine, never as a permission.
+    #[serde(rename = "question.asked")]
+    QuestionAsked {
+        /// The questions and who asks.
+        request: QuestionRequest,
+    },
+    /// The user answered questions: one list of picked labels (or typed text) per
+    /// question, in order.
+    #[serde(rename = "question.replied")]
+    QuestionReplied {
+        /// The session that asked.
+        session_id: String,
+        /// The request answered.
+        id: String,
+        /// The answers.
+        answers: Vec<Vec<String>>,
+    },
+    /// The user dismissed questions (or nobody was left to answer them).
+    #[serde(rename = "question.rejected")]
+    QuestionRejected {
+        /// The session that asked.
+        session_id: String,
+        /// The request dismissed.
+        id: String,
+    },
     /// A plugin was refused something it was not granted.
     #[serde(rename = "plugin.denied")]
     PluginDenied {
@@ -210,6 +237,9 @@ impl Event {
             Event::PluginLoaded { .. } => "plugin.loaded",
             Event::PluginFailed { .. } => "plugin.failed",
             Event::PluginDenied { .. } => "plugin.denied",
+            Event::QuestionAsked { .. } => "question.asked",
+            Event::QuestionReplied { .. } => "question.replied",
+            Event::QuestionRejected { .. } => "question.rejected",
         }
     }
 
@@ -225,7 +255,10 @@ impl Event {
             | Event::PartDelta { session_id, .. }
             | Event::PartRemoved { session_id, .. }
             | Event::TodoUpdated { session_id, .. }
-            | Event::PermissionReplied { session_id, .. } => Some(session_id),
+            | Event::PermissionReplied { session_id, .. }
+            | Event::QuestionReplied { session_id, .. }
+            | Event::QuestionRejected { session_id, .. } => Some(session_id),
+            Event::QuestionAsked { request } => Some(&request.session_id),
             Event::MessageUpdated { info } => Some(info.session_id()),
             Event::PartUpdated { part } => Some(&part.session_id),
             Event::PermissionAsked { request, .. } => Some(&request.session_id),

@@ -42,6 +42,8 @@ pub enum IdKind {
     Permission,
     /// A tool call made by the host itself rather than the model: `call_…`.
     Call,
+    /// A question put to the user: `que_…`.
+    Question,
 }
 
 impl IdKind {
@@ -53,6 +55,7 @@ impl IdKind {
             IdKind::Part => "prt",
             IdKind::Permission => "per",
             IdKind::Call => "call",
+            IdKind::Question => "que",
         }
     }
 
@@ -65,6 +68,7 @@ impl IdKind {
             IdKind::Part,
             IdKind::Permission,
             IdKind::Call,
+            IdKind::Question,
         ]
         .into_iter()
         .find(|kind| kind.prefix() == prefix)

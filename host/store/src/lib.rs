@@ -32,7 +32,8 @@ pub use model::part::{
     CompletedTime, ErrorTime, FilePart, INTERRUPTED, Part, PartKind, RetryTime, RunningTime,
     TextPart, ToolPart, ToolState,
 };
+pub use model::question::{QuestionCall, QuestionInfo, QuestionOption, QuestionRequest};
 pub use model::session::{CacheTokens, ModelRef, Session, SessionTime, Tokens};
 pub use model::todo::{Todo, TodoPriority, TodoStatus};
-pub use sqlite::{DeltaOptions, DeltaStats, SqliteOptions, SqliteStore};
+pub use sqlite::{DeltaOptions, DeltaStats, SessionRecords, SqliteOptions, SqliteStore, TakenIds};
 pub use store::{Recovery, Store};

@@ -8,6 +8,12 @@
 //! while the agent works joins the running loop (the model sees it as an interjection
 //! on its next step); piped input is taken one prompt at a time, so a script of prompts
 //! runs as a conversation.
+//!
+//! The model's questions (the `question` tool) are answered the same way, one line per
+//! question. Permission asks and questions wait in ONE queue and only its head is on
+//! screen: a line answers what the user sees, so an answer typed for a question can
+//! never land on a permission ask that arrived meanwhile (and a question's answer
+//! goes to the model as text only).
 
 use std::collections::VecDeque;
 use std::io::{BufRead, IsTerminal};
@@ -17,7 +23,7 @@ use anyhow::Result;
 use clap::Args;
 use tokio::sync::{broadcast, mpsc};
 use tokio::task::JoinSet;
-use ward_engine::{AskRequest, Engine, Event, Reply};
+use ward_engine::{AskRequest, Engine, Event, QuestionRequest, Reply};
 use ward_plugin::sandbox::needs_a_person;
 use ward_term::{eout, eoutln, outln};
 
@@ -36,19 +42,22 @@ pub struct ChatArgs {
 pub async fn run(args: ChatArgs) -> Result<ExitCode> {
     let engine = Engine::open(args.common.engine_options()?).await?;
     print_warnings(&engine);
-    let session = match &args.common.session {
+    let session = match &args.common.session_id()? {
         Some(id) => engine.session(id)?,
         None => engine.create_session(args.common.agent.as_deref())?,
     };
     let mut asks = engine.subscribe();
     let interactive = std::io::stdin().is_terminal();
+    // Lines answer the model's questions while input lasts; dropping this when it
+    // ends dismisses what is still asked.
+    let mut questions = Some(engine.question_answerer());
     let printer = Printer::start(engine.subscribe(), &session.id, Format::Text);
     eoutln!(
         "session {} — /exit to quit, Ctrl-C to stop the agent",
         session.id
     );
     let mut lines = read_lines();
-    let mut open_asks: VecDeque<(String, AskRequest)> = VecDeque::new();
+    let mut open_asks: VecDeque<Open> = VecDeque::new();
     let mut waiting: VecDeque<String> = VecDeque::new();
     let mut prompts: JoinSet<bool> = JoinSet::new();
     let mut input_open = true;
@@ -78,19 +87,23 @@ pub async fn run(args: ChatArgs) -> Result<ExitCode> {
             line = lines.recv(), if want_line => {
                 let Some(line) = line else {
                     input_open = false;
+                    questions = None;
                     reject_all(&engine, &mut open_asks);
                     continue;
                 };
-                if let Some((id, _)) = open_asks.pop_front() {
-                    let _ = engine.reply(&id, parse_answer(&line));
-                    if let Some((_, next)) = open_asks.front() {
-                        show_question(next);
+                if let Some(head) = open_asks.front_mut() {
+                    if answer(&engine, head, &line) {
+                        open_asks.pop_front();
+                    }
+                    if let Some(next) = open_asks.front() {
+                        show(next);
                     }
                     continue;
                 }
                 let text = line.trim();
                 if text == "/exit" {
                     input_open = false;
+                    questions = None;
                     reject_all(&engine, &mut open_asks);
                     continue;
                 }
@@ -122,13 +135,25 @@ pub async fn run(args: ChatArgs) -> Result<ExitCode> {
                         eoutln!("\n{}(no answer: rejected)", question(&request));
                         let _ = engine.reply(&id, Reply::Reject { feedback: None });
                     } else {
+                        let open = Open::Ask(id, request);
                         if open_asks.is_empty() {
-                            show_question(&request);
+                            show(&open);
                         }
-                        open_asks.push_back((id, request));
+                        open_asks.push_back(open);
                     }
                 }
-                Ok(Event::PermissionReplied { id, .. }) => open_asks.retain(|(open, _)| *open != id),
+                Ok(Event::QuestionAsked { request }) if questions.is_some() => {
+                    let open = Open::Question { request, answers: Vec::new() };
+                    if open_asks.is_empty() {
+                        show(&open);
+                    }
+                    open_asks.push_back(open);
+                }
+                Ok(Event::PermissionReplied { id, .. }
+                    | Event::QuestionReplied { id, .. }
+                    | Event::QuestionRejected { id, .. }) => {
+                    open_asks.retain(|open| open.id() != id)
+                }
                 Ok(_) => {}
                 Err(broadcast::error::RecvError::Lagged(_)) => {}
                 Err(broadcast::error::RecvError::Closed) => break,
@@ -148,6 +173,7 @@ pub async fn run(args: ChatArgs) -> Result<ExitCode> {
         }
     }
     reject_all(&engine, &mut open_asks);
+    drop(questions);
     while prompts.join_next().await.is_some() {}
     printer.finish().await;
     engine.close(super::run::HOOK_GRACE).await;
@@ -159,10 +185,76 @@ pub async fn run(args: ChatArgs) -> Result<ExitCode> {
     })
 }
 
-/// Rejects the questions nobody will answer now, so their loops can end.
-fn reject_all(engine: &Engine, open_asks: &mut VecDeque<(String, AskRequest)>) {
-    for (id, _) in open_asks.drain(..) {
-        let _ = engine.reply(&id, Reply::Reject { feedback: None });
+/// What waits for the user's next line.
+enum Open {
+    /// A permission ask.
+    Ask(String, AskRequest),
+    /// The model's questions, with the answers typed so far (one per question).
+    Question {
+        request: QuestionRequest,
+        answers: Vec<Vec<String>>,
+    },
+}
+
+impl Open {
+    fn id(&self) -> &str {
+        match self {
+            Open::Ask(id, _) => id,
+            Open::Question { request, .. } => &request.id,
+        }
+    }
+}
+
+/// Answers `open` with `line`; whether it is settled (a question request with more
+/// questions to go is not).
+fn answer(engine: &Engine, open: &mut Open, line: &str) -> bool {
+    match open {
+        Open::Ask(id, _) => {
+            let _ = engine.reply(id, parse_answer(line));
+            true
+        }
+        Open::Question { request, answers } => {
+            // Text for the model, whatever it says: never a permission reply.
+            let parsed = request
+                .questions
+                .get(answers.len())
+                .and_then(|q| crate::question::parse(line, q));
+            let Some(parsed) = parsed else {
+                let _ = engine.reject_question(&request.id);
+                return true;
+            };
+            answers.push(parsed);
+            if answers.len() < request.questions.len() {
+                return false;
+            }
+            let _ = engine.answer_question(&request.id, std::mem::take(answers));
+            true
+        }
+    }
+}
+
+/// Puts `open` on screen.
+fn show(open: &Open) {
+    match open {
+        Open::Ask(_, request) => show_question(request),
+        Open::Question { request, answers } => {
+            eout!("{}", crate::question::menu(request, answers.len()))
+        }
+    }
+}
+
+/// Rejects the asks nobody will answer now, so their loops can end (questions are
+/// dismissed when the answerer is dropped).
+fn reject_all(engine: &Engine, open_asks: &mut VecDeque<Open>) {
+    for open in open_asks.drain(..) {
+        match open {
+            Open::Ask(id, _) => {
+                let _ = engine.reply(&id, Reply::Reject { feedback: None });
+            }
+            Open::Question { request, .. } => {
+                let _ = engine.reject_question(&request.id);
+            }
+        }
     }
 }
 

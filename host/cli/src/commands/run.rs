@@ -1,6 +1,7 @@
 //! `ward run "prompt"`: one prompt through the engine, streaming the answer and the
 //! tool calls to the terminal (or, with `--format json`, every event as a JSON line).
 
+use std::io::IsTerminal;
 use std::process::ExitCode;
 use std::sync::Arc;
 
@@ -25,6 +26,9 @@ pub struct LoopArgs {
     /// Continue this session instead of starting a new one.
     #[arg(long)]
     pub session: Option<String>,
+    /// Continue the session of this directory changed most recently.
+    #[arg(long = "continue", short = 'c', conflicts_with = "session")]
+    pub continue_last: bool,
     /// Answer every permission question with "yes, once".
     #[arg(long)]
     pub yes: bool,
@@ -55,6 +59,19 @@ impl LoopArgs {
     /// The engine's options for the current directory, with `--max-retries`.
     pub fn engine_options(&self) -> Result<EngineOptions> {
         Ok(crate::builtins::engine_options(std::env::current_dir()?).max_retries(self.max_retries))
+    }
+
+    /// The session to prompt: `--session ID`, else with `--continue` the last one of
+    /// this directory (an error if there is none), else a new one (`None`).
+    pub fn session_id(&self) -> Result<Option<String>> {
+        if !self.continue_last {
+            return Ok(self.session.clone());
+        }
+        let store = open_store(false)?;
+        let project = ward_config::project_root(&std::env::current_dir()?);
+        Ok(Some(
+            ward_engine::manage::last_session(&store, &project)?.id,
+        ))
     }
 
     /// `text` as a prompt addressed the way these arguments say.
@@ -102,11 +119,16 @@ pub async fn run(args: RunArgs) -> Result<ExitCode> {
         prompt,
     } = Engine::open_with_prompt(
         args.common.engine_options()?,
-        args.common.session.as_deref(),
+        args.common.session_id()?.as_deref(),
         args.common.request(&args.prompt),
     )
     .await?;
     print_warnings(&engine);
+    // The model's questions wait for an answer only where someone can type one;
+    // without a terminal the `question` tool fails at once and the model decides.
+    let _questions = std::io::stdin()
+        .is_terminal()
+        .then(|| engine.question_answerer());
     let answerer = spawn_answerer(engine.clone(), engine.subscribe(), args.common.yes);
     let printer = Printer::start(events, &session.id, args.format);
     let prompt = engine.run(&session, prompt);

@@ -1,10 +1,15 @@
 //! `ward session list` and `ward session show ID`: what is stored; `ward session
-//! compact ID`: summarise a session's history now.
+//! compact ID`: summarise a session's history now; `fork`, `export`, `import`,
+//! `delete` and `rename` (see `ward_engine::manage`) — these open the store only,
+//! not the plugins.
 
 use std::process::ExitCode;
 
+use std::io::{Read, Write};
+
 use anyhow::Result;
 use clap::Subcommand;
+use ward_engine::manage;
 use ward_store::{MessageInfo, PartKind, Store, ToolState};
 use ward_term::{eoutln, inert_line, outln};
 
@@ -27,6 +32,39 @@ pub enum SessionCommand {
         #[arg(long)]
         model: Option<String>,
     },
+    /// Copy a session (up to and including a message) as a new session with new ids,
+    /// titled "TITLE (fork #n)"; prints the new session's id.
+    Fork {
+        /// The session id.
+        id: String,
+        /// The last message to copy (default: all of them).
+        #[arg(long)]
+        message: Option<String>,
+    },
+    /// Print a session as JSON — messages, every part, todos, compactions, and its
+    /// subagents' sessions — for `ward session import`.
+    Export {
+        /// The session id.
+        id: String,
+    },
+    /// Store the sessions of an export file (checked first; all or nothing). Ids are
+    /// kept: a session already stored here is refused.
+    Import {
+        /// The file `ward session export` wrote (`-` for standard input).
+        file: std::path::PathBuf,
+    },
+    /// Delete a session with its messages and its subagents' sessions.
+    Delete {
+        /// The session id.
+        id: String,
+    },
+    /// Change a session's title.
+    Rename {
+        /// The session id.
+        id: String,
+        /// The new title.
+        title: String,
+    },
 }
 
 /// Runs the subcommand.
@@ -37,6 +75,38 @@ pub async fn run(command: SessionCommand) -> Result<ExitCode> {
     let store = super::run::open_store(false)?;
     match command {
         SessionCommand::Compact { .. } => {}
+        SessionCommand::Fork { id, message } => {
+            let forked = manage::fork(&store, &id, message.as_deref())?;
+            outln!("{}", forked.id);
+        }
+        SessionCommand::Export { id } => {
+            let export = manage::export(&store, &id)?;
+            let mut out = std::io::stdout().lock();
+            // JSON escapes every control character: the document is inert as it is.
+            serde_json::to_writer_pretty(&mut out, &export)?;
+            writeln!(out)?;
+        }
+        SessionCommand::Import { file } => {
+            let session = if file.as_os_str() == "-" {
+                let mut bytes = Vec::new();
+                std::io::stdin()
+                    .lock()
+                    .take(manage::MAX_IMPORT_BYTES + 1)
+                    .read_to_end(&mut bytes)?;
+                manage::import_bytes(&store, &bytes)?
+            } else {
+                manage::import_file(&store, &file)?
+            };
+            outln!("{}", session.id);
+        }
+        SessionCommand::Delete { id } => {
+            manage::delete(&store, &id)?;
+            eoutln!("deleted session {}", inert_line(&id));
+        }
+        SessionCommand::Rename { id, title } => {
+            let session = manage::rename(&store, &id, &title)?;
+            eoutln!("session {}: {}", session.id, inert_line(&session.title));
+        }
         SessionCommand::List => {
             for s in store.list_sessions()? {
                 // Titles are written by a model: one line each, inert.

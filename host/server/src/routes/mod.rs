@@ -3,6 +3,8 @@
 
 pub mod app;
 pub mod events;
+pub mod fork;
 pub mod messages;
 pub mod permissions;
+pub mod question;
 pub mod sessions;

@@ -164,6 +164,31 @@ pub enum EventInfo {
         /// `once`, `always` or `reject`.
         reply: String,
     },
+    /// The model asks the user questions.
+    #[serde(rename = "question.asked")]
+    QuestionAsked(crate::routes::question::QuestionWire),
+    /// Questions were answered.
+    #[serde(rename = "question.replied")]
+    QuestionReplied {
+        /// The session.
+        #[serde(rename = "sessionID")]
+        session_id: String,
+        /// The request.
+        #[serde(rename = "requestID")]
+        request_id: String,
+        /// One list per question.
+        answers: Vec<Vec<String>>,
+    },
+    /// Questions were dismissed.
+    #[serde(rename = "question.rejected")]
+    QuestionRejected {
+        /// The session.
+        #[serde(rename = "sessionID")]
+        session_id: String,
+        /// The request.
+        #[serde(rename = "requestID")]
+        request_id: String,
+    },
     /// A plugin is ready.
     #[serde(rename = "plugin.loaded")]
     PluginLoaded {
@@ -374,6 +399,22 @@ pub fn events_of(event: &Event, root: &str, now: i64) -> Vec<EventInfo> {
             session_id: session_id.clone(),
             request_id: id.clone(),
             reply: reply_name(reply).to_string(),
+        },
+        Event::QuestionAsked { request } => {
+            EventInfo::QuestionAsked(crate::routes::question::QuestionWire::of(request))
+        }
+        Event::QuestionReplied {
+            session_id,
+            id,
+            answers,
+        } => EventInfo::QuestionReplied {
+            session_id: session_id.clone(),
+            request_id: id.clone(),
+            answers: answers.clone(),
+        },
+        Event::QuestionRejected { session_id, id } => EventInfo::QuestionRejected {
+            session_id: session_id.clone(),
+            request_id: id.clone(),
         },
         Event::PluginLoaded { plugin } => EventInfo::PluginLoaded {
             plugin: plugin.clone(),

@@ -7,5 +7,6 @@
 pub mod compaction;
 pub mod message;
 pub mod part;
+pub mod question;
 pub mod session;
 pub mod todo;

@@ -10,6 +10,7 @@
 //! read flushes the buffer too, so it sees every delta published before it.
 
 mod approvals;
+mod bulk;
 mod compaction;
 mod deltas;
 mod messages;
@@ -26,6 +27,7 @@ use std::thread::JoinHandle;
 
 use rusqlite::{Connection, TransactionBehavior};
 
+pub use bulk::{SessionRecords, TakenIds};
 pub use deltas::{DeltaOptions, DeltaStats};
 
 use crate::bus::Bus;

@@ -1,0 +1,7 @@
+//! Session management end to end: export and import (round trip, hostile files),
+//! `--continue`, fork and delete, and the `question` tool, through the real binary
+//! and a real store.
+
+mod manage;
+mod question;
+mod transfer;
