@@ -59,6 +59,7 @@ fn exchange(store: &SqliteStore, session: &Session, i: usize) {
                 end: 1,
                 compacted: None,
             },
+            attachments: Vec::new(),
         },
     });
     store

@@ -19,6 +19,7 @@ mod interactive;
 mod market;
 mod mcp_client;
 mod mcp_serve;
+mod media;
 mod opencode;
 mod polyglot;
 mod run;

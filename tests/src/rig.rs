@@ -94,6 +94,9 @@ impl LoopRig {
             ),
             compaction_threshold: None,
             temperature: true,
+            attachment: false,
+            reasoning: false,
+            variant: None,
         };
         let system = Arc::new(ward_prompt::SystemPrompt::new(ward_prompt::PromptInputs {
             instructions: rig.instructions,

@@ -129,7 +129,7 @@ impl Translator {
     fn part(&mut self, part: &Part) -> Option<SessionUpdate> {
         let (kind, full) = match &part.kind {
             PartKind::Text(t) if !t.synthetic && !t.ignored => (Streamed::Text, &t.text),
-            PartKind::Reasoning { text } => (Streamed::Reasoning, text),
+            PartKind::Reasoning { text, .. } => (Streamed::Reasoning, text),
             PartKind::Tool(tool) => return Some(self.tool(tool)),
             _ => return None,
         };
@@ -349,6 +349,7 @@ mod tests {
                     end: 2,
                     compacted: None,
                 },
+                attachments: Vec::new(),
             },
         );
         let mut out = t.event(&Event::PartUpdated { part: pending });

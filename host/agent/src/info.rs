@@ -54,6 +54,9 @@ pub struct AgentInfo {
     pub temperature: Option<f64>,
     /// Nucleus sampling; `None` uses the provider's default.
     pub top_p: Option<f64>,
+    /// The model variant (a reasoning effort, a thinking budget) by name; `None`
+    /// sends the model's defaults.
+    pub variant: Option<String>,
     /// The agent's system prompt. `None` means the base prompt of the model
     /// family is used (`build`), or that the caller supplies its own (the
     /// session crate's compaction prompt for `compaction`).
@@ -88,6 +91,7 @@ impl AgentInfo {
             model: None,
             temperature: None,
             top_p: None,
+            variant: None,
             prompt: None,
             steps: None,
             color: None,

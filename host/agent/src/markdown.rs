@@ -43,6 +43,7 @@ struct FrontMatter {
     model: Option<String>,
     temperature: Option<f64>,
     top_p: Option<f64>,
+    variant: Option<String>,
     /// A prompt in the front matter; the body, when not empty, replaces it.
     prompt: Option<String>,
     steps: Option<u32>,
@@ -186,6 +187,7 @@ fn load(name: &str, path: &Path, warnings: &mut Vec<Warning>) -> Result<Definiti
             model,
             temperature: meta.temperature,
             top_p: meta.top_p,
+            variant: meta.variant,
             prompt,
             steps: meta.steps,
             permission: None,

@@ -63,6 +63,7 @@ impl Agents {
             model,
             temperature,
             top_p,
+            variant,
             prompt,
             steps,
             permission: _,
@@ -73,6 +74,7 @@ impl Agents {
         set(&mut agent.model, model);
         set(&mut agent.temperature, temperature);
         set(&mut agent.top_p, top_p);
+        set(&mut agent.variant, variant);
         set(&mut agent.prompt, prompt);
         set(&mut agent.steps, steps);
         set(&mut agent.color, color);

@@ -20,7 +20,7 @@ use ward_session::task::ChildLoops;
 use ward_session::title::Titles;
 use ward_session::truncate::{KEEP_SAVED, SWEEP_EVERY, sweep};
 use ward_session::{ActiveLoops, CompactionAgent, ModelSetup, RecordedPrompt, Runner};
-use ward_store::{AssistantMessage, ModelRef, Session, SqliteStore, Store, Subscription};
+use ward_store::{AssistantMessage, Blobs, ModelRef, Session, SqliteStore, Store, Subscription};
 
 use crate::error::EngineError;
 use crate::options::EngineOptions;
@@ -41,6 +41,12 @@ pub struct PromptRequest {
     pub system: Option<String>,
     /// At most this many model calls (default: the agent's limit).
     pub steps: Option<u32>,
+    /// The model variant (default: the agent's `variant`, else none): one of the
+    /// model's `variants`, e.g. a reasoning effort.
+    pub variant: Option<String>,
+    /// Files attached to the prompt (images, PDFs), relative to the project's
+    /// directory; one that cannot be attached fails the prompt before it is stored.
+    pub files: Vec<std::path::PathBuf>,
 }
 
 impl PromptRequest {
@@ -161,6 +167,8 @@ impl Engine {
         request: PromptRequest,
     ) -> Result<Opened, EngineError> {
         let start = Start::begin(&options)?;
+        let files = crate::attachments::load(&options.directory, &request.files)?;
+        let mut files = Some(files);
         let early = start.early_addressee(&request);
         let early_session = match (session, &early) {
             (Some(id), _) => {
@@ -185,12 +193,15 @@ impl Engine {
             .as_ref()
             .map(|_| start.store.bus().subscribe());
         let recorded = match (&early_session, early) {
-            (Some(s), Some(to)) => Some(RecordedPrompt::store(
-                start.store.as_ref(),
-                &s.id,
-                to,
-                &request.text,
-            )?),
+            (Some(s), Some(to)) => {
+                let recorded =
+                    RecordedPrompt::store(start.store.as_ref(), &s.id, to, &request.text)?;
+                let blobs = Blobs::new(start.settings.data_dir.join("blobs"));
+                let message = &recorded.message().id;
+                let files = files.take().unwrap_or_default();
+                crate::attachments::attach(start.store.as_ref(), &blobs, &s.id, message, files)?;
+                Some(recorded)
+            }
             _ => None,
         };
         let store = start.store.clone();
@@ -309,7 +320,9 @@ impl Engine {
         let agent =
             ws.primary_agent(wanted_agent(request.agent.as_deref(), command, &ws.agents))?;
         let choice = model_choice(request.model.as_deref(), command, agent);
-        let model = crate::model::resolve(&ws.config, choice)?;
+        let variant = request.variant.as_deref().or(agent.variant.as_deref());
+        let model = crate::model::resolve_variant(&ws.config, choice, variant)?;
+        let files = crate::attachments::load(&ws.config.project_root, &request.files)?;
         let to = ward_session::Addressee {
             agent: agent.name.clone(),
             model: ModelRef::new(&model.provider, &model.model),
@@ -317,6 +330,9 @@ impl Engine {
         };
         let recorded =
             RecordedPrompt::store(self.shared.store.as_ref(), &session.id, to, &request.text)?;
+        let message = &recorded.message().id;
+        let store = self.shared.store.as_ref();
+        crate::attachments::attach(store, &self.blobs(), &session.id, message, files)?;
         Ok(PendingPrompt {
             request,
             recorded: Some(recorded),
@@ -328,16 +344,29 @@ impl Engine {
     pub async fn run(&self, session: &Session, prompt: PendingPrompt) -> Result<Turn, EngineError> {
         let runner = self.shared.runner_for(session, &prompt.request).await?;
         let commands = &self.shared.commands;
-        let message = match prompt.recorded {
-            Some(recorded) => {
-                crate::slash::prompt_recorded(&runner, commands, session, recorded).await
+        let recorded = match prompt.recorded {
+            Some(recorded) => recorded,
+            None => {
+                let ws = &self.shared.ws;
+                let files =
+                    crate::attachments::load(&ws.config.project_root, &prompt.request.files)?;
+                let recorded = runner.record(session, &prompt.request.text)?;
+                let message = &recorded.message().id;
+                let store = self.shared.store.as_ref();
+                crate::attachments::attach(store, &self.blobs(), &session.id, message, files)?;
+                recorded
             }
-            None => crate::slash::prompt(&runner, commands, session, &prompt.request.text).await,
-        }?;
+        };
+        let message = crate::slash::prompt_recorded(&runner, commands, session, recorded).await?;
         Ok(Turn {
             message,
             usable: runner.usable(),
         })
+    }
+
+    /// Where attachment bytes are kept.
+    fn blobs(&self) -> Blobs {
+        Blobs::new(self.shared.ws.data_dir.join("blobs"))
     }
 
     /// Compacts `session`'s history now, with `model` (default: the configured

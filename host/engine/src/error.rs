@@ -29,6 +29,9 @@ pub enum EngineError {
     /// The store failed.
     #[error(transparent)]
     Store(#[from] ward_store::StoreError),
+    /// A file the user attached cannot be sent (too large, not an image or PDF).
+    #[error("cannot attach: {0}")]
+    Attachment(String),
     /// The session asked for is not stored.
     #[error("session {id}: {source}")]
     Session {

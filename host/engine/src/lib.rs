@@ -14,6 +14,7 @@
 //! (what a typed prompt becomes), the runners built per agent and model, the
 //! subagents, and the event bridge.
 
+mod attachments;
 mod engine;
 pub mod error;
 mod events;

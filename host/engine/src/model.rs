@@ -18,20 +18,37 @@ const OUTPUT_TOKEN_MAX: u64 = 32_000;
 /// Resolves `choice` (or the config's `model`) to a [`ModelSetup`], reading API keys
 /// and `WARD_IDLE_TIMEOUT_SECS` from the process environment.
 pub fn resolve(loaded: &LoadedConfig, choice: Option<&str>) -> Result<ModelSetup, ModelError> {
+    resolve_variant(loaded, choice, None)
+}
+
+/// [`resolve`] with the model's variant `variant` chosen (`--variant`, an agent's
+/// `variant`); a name the model has no variant of is an error naming those it has.
+pub fn resolve_variant(
+    loaded: &LoadedConfig,
+    choice: Option<&str>,
+    variant: Option<&str>,
+) -> Result<ModelSetup, ModelError> {
     let registry = ModelRegistry::from_config(&loaded.config, &loaded.origins)?;
     let reference = choice
         .or(loaded.config.model.as_deref())
         .ok_or(ModelError::NotChosen)?;
-    setup(&registry, reference, &|name| std::env::var(name).ok())
+    setup(&registry, reference, variant, &|name| {
+        std::env::var(name).ok()
+    })
 }
 
 /// Resolves `reference` in `registry`, reading the environment through `env`.
 fn setup(
     registry: &ModelRegistry,
     reference: &str,
+    variant: Option<&str>,
     env: &dyn Fn(&str) -> Option<String>,
 ) -> Result<ModelSetup, ModelError> {
     let model = registry.resolve(reference)?;
+    let variant = match variant {
+        Some(name) => Some((name.to_string(), model.variant(name)?.clone())),
+        None => None,
+    };
     let provider =
         registry
             .provider(&model.provider)
@@ -66,6 +83,9 @@ fn setup(
         counter,
         compaction_threshold: model.compaction_threshold,
         temperature: model.capabilities.temperature,
+        attachment: model.capabilities.attachment,
+        reasoning: model.capabilities.reasoning,
+        variant,
     })
 }
 
@@ -99,7 +119,7 @@ mod tests {
     #[test]
     fn a_provider_key_alone_gets_the_catalogues_protocol_endpoint_and_limits() {
         let registry = registry("[provider.anthropic]\napi_key = \"sk-test\"\n");
-        let setup = setup(&registry, "anthropic/claude-sonnet-4", &|_| None).unwrap();
+        let setup = setup(&registry, "anthropic/claude-sonnet-4", None, &|_| None).unwrap();
         assert_eq!(setup.protocol, Protocol::AnthropicMessages);
         assert_eq!(setup.model, "claude-sonnet-4-20250514");
         assert_eq!(setup.endpoint.base_url, "https://api.anthropic.com/v1");
@@ -120,12 +140,12 @@ mod tests {
     fn the_key_comes_from_the_environment_and_its_absence_is_explained() {
         let registry = registry("");
         let env = |name: &str| (name == "OPENAI_API_KEY").then(|| "sk-env".to_owned());
-        let setup = setup(&registry, "gpt-4o-mini", &env).unwrap();
+        let setup = setup(&registry, "gpt-4o-mini", None, &env).unwrap();
         assert_eq!(setup.protocol, Protocol::OpenaiResponses);
         assert_eq!(setup.endpoint.api_key.as_deref(), Some("sk-env"));
         assert_eq!(setup.max_tokens, Some(16_384));
 
-        let err = super::setup(&registry, "anthropic/claude-opus-4", &env)
+        let err = super::setup(&registry, "anthropic/claude-opus-4", None, &env)
             .unwrap_err()
             .to_string();
         assert_eq!(
@@ -138,9 +158,27 @@ mod tests {
     #[test]
     fn a_keyless_local_server_needs_no_key() {
         let registry = registry("[provider.local]\nbase_url = \"http://127.0.0.1:8080/v1\"\n");
-        let setup = setup(&registry, "local/qwen", &|_| None).unwrap();
+        let setup = setup(&registry, "local/qwen", None, &|_| None).unwrap();
         assert_eq!(setup.protocol, Protocol::OpenaiChat);
         assert_eq!((setup.endpoint.api_key, setup.max_tokens), (None, None));
         assert_eq!(setup.limits, Limits::default());
+    }
+
+    #[test]
+    fn a_variant_is_chosen_by_name_and_an_unknown_one_names_the_rest() {
+        let registry = registry("[provider.openai]\napi_key = \"k\"\n");
+        let setup = setup(&registry, "openai/gpt-5", Some("high"), &|_| None).unwrap();
+        let (name, fields) = setup.variant.unwrap();
+        assert_eq!(name, "high");
+        assert_eq!(fields, serde_json::json!({"reasoning": {"effort": "high"}}));
+        let err = super::setup(&registry, "openai/gpt-5", Some("ultra"), &|_| None)
+            .unwrap_err()
+            .to_string();
+        assert!(
+            err.contains(
+                "model `openai/gpt-5` has no variant `ultra`; its variants are: high, low, medium"
+            ),
+            "{err}"
+        );
     }
 }

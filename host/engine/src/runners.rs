@@ -29,6 +29,7 @@ pub(crate) struct RunnerKey {
     session_rules: String,
     system: Option<String>,
     steps: Option<u32>,
+    variant: Option<String>,
 }
 
 /// The per-runner settings a prompt may set over its agent's.
@@ -91,7 +92,8 @@ impl Shared {
             ))?
             .clone();
         let choice = model_choice(request.model.as_deref(), command.as_ref(), &agent);
-        let model = crate::model::resolve(&ws.config, choice)?;
+        let variant = request.variant.as_deref().or(agent.variant.as_deref());
+        let model = crate::model::resolve_variant(&ws.config, choice, variant)?;
         self.remember_model(&session.id, &model);
         // The session as stored now: its rules may have changed since it was read.
         let stored = self
@@ -109,6 +111,7 @@ impl Shared {
             session_rules: serde_json::to_string(&stored.permission).unwrap_or_default(),
             system: settings.system.clone(),
             steps: settings.steps,
+            variant: model.variant.as_ref().map(|(name, _)| name.clone()),
         };
         if let Some(runner) = self.cached_runner(&key) {
             return Ok(runner);
@@ -180,6 +183,7 @@ impl Shared {
         .user_system(settings.system)
         .titles(self.titles.clone())
         .compaction(self.compaction.clone())
+        .blobs(ward_store::Blobs::new(ws.data_dir.join("blobs")))
         .build()
     }
 }

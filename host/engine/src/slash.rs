@@ -153,7 +153,12 @@ pub async fn prompt_recorded(
             runner.run_recorded(session, recorded, e.context).await
         }
         None => {
-            let context = mentioned(runner, commands, session, &input).await;
+            let (mut context, files) = mentioned(runner, commands, session, &input).await;
+            let message = &recorded.message().id;
+            let notes = runner.attach_to_prompt(&session.id, message, &files)?;
+            if !notes.is_empty() {
+                context.push(notes);
+            }
             runner.run_recorded(session, recorded, context).await
         }
     }
@@ -192,14 +197,16 @@ async fn run_subtask(
     runner.run_recorded(session, recorded, vec![note]).await
 }
 
-/// What the `@` mentions of a typed prompt add to it.
+/// What the `@` mentions of a typed prompt add to it: text, and the files `read`
+/// returned (an `@image.png` is attached as the image itself).
 async fn mentioned(
     runner: &Runner,
     commands: &Commands,
     session: &Session,
     input: &str,
-) -> Vec<String> {
+) -> (Vec<String>, Vec<ward_provider::Attachment>) {
     let mut context = Vec::new();
+    let mut files = Vec::new();
     for mention in ward_command::mentions(input) {
         if commands.subagents.contains(&mention) {
             context.push(format!(
@@ -218,8 +225,9 @@ async fn mentioned(
             let args = json!({ "filePath": mention });
             if let Ok(out) = runner.run_tool(session, "read", &args).await {
                 context.push(format!("Called the read tool with {args}:\n{}", out.output));
+                files.extend(out.attachments);
             }
         }
     }
-    context
+    (context, files)
 }

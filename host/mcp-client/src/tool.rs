@@ -88,6 +88,7 @@ impl HostTool for McpTool {
                     title: self.offered.clone(),
                     output,
                     metadata,
+                    attachments: Vec::new(),
                 }),
                 Err(e) => Err(ToolCallError::respond(e.to_string())),
             }

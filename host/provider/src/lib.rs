@@ -38,6 +38,6 @@ pub use registry::{
 pub use reqwest::Client;
 pub use retry::{DEFAULT_CONNECT_BUDGET, Retries, RetryPolicy, retry_after};
 pub use types::{
-    AssistantPart, ChatRequest, Event, FinishReason, Message, SystemBlock, ToolCall, ToolResult,
-    ToolSpec, Usage, UserPart,
+    AssistantPart, Attachment, ChatRequest, Event, FinishReason, Message, ReasoningItem,
+    SystemBlock, ToolCall, ToolResult, ToolSpec, Usage, UserPart,
 };

@@ -102,7 +102,7 @@ pub enum AssistantPart {
         /// The text.
         text: String,
     },
-    /// Reasoning the model showed.
+    /// Reasoning the model showed, with what its provider needs to take it back.
     Reasoning {
         /// The reasoning text.
         text: String,
@@ -110,9 +110,39 @@ pub enum AssistantPart {
         /// ([`Event::ReasoningSignature`]). Anthropic only accepts thinking
         /// back with it, so unsigned reasoning is not sent there.
         signature: Option<String>,
+        /// An Anthropic `redacted_thinking` block's opaque data
+        /// ([`Event::ReasoningRedacted`]), sent back as it came.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        redacted: Option<String>,
+        /// A Responses reasoning item ([`Event::ReasoningItem`]), sent back as a
+        /// `reasoning` input item so the model keeps its chain of thought.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        item: Option<ReasoningItem>,
     },
     /// A tool call the model made.
     ToolCall(ToolCall),
+}
+
+/// An OpenAI Responses reasoning output item, as needed to send it back with
+/// `store: false`: its id and its encrypted content.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ReasoningItem {
+    /// The item id (`rs_…`).
+    pub id: String,
+    /// `encrypted_content`, present when the request asked for
+    /// `include: ["reasoning.encrypted_content"]`.
+    pub encrypted_content: Option<String>,
+}
+
+/// A file sent with a tool result: an image or a document.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Attachment {
+    /// Media type, e.g. `image/png` or `application/pdf`.
+    pub mime: String,
+    /// A `data:` URL with the content inline, or an `https:` URL.
+    pub url: String,
+    /// Original file name, when known.
+    pub filename: Option<String>,
 }
 
 /// A complete tool call.
@@ -135,6 +165,11 @@ pub struct ToolResult {
     pub output: String,
     /// The tool failed; `output` describes the failure.
     pub is_error: bool,
+    /// Files the tool returned (an image `read` loaded). Each protocol sends
+    /// them the way it can: inside the result (Anthropic, Responses) or in a
+    /// user message right after the results (Chat Completions).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub attachments: Vec<Attachment>,
 }
 
 /// Token counts of one model call, normalised across providers.
@@ -192,6 +227,12 @@ pub enum Event {
     /// The signature closing the current reasoning block; keep it with the
     /// reasoning text and send both back in [`AssistantPart::Reasoning`].
     ReasoningSignature(String),
+    /// A reasoning block the provider redacted (Anthropic `redacted_thinking`):
+    /// opaque data to send back unchanged, never shown.
+    ReasoningRedacted(String),
+    /// A reasoning output item ended (Responses): what it takes to send the
+    /// reasoning back ([`AssistantPart::Reasoning::item`]).
+    ReasoningItem(ReasoningItem),
     /// A tool call began; `index` numbers the calls of this response from 0.
     ToolCallStart {
         /// Position of the call in this response.
@@ -260,6 +301,7 @@ mod tests {
                 call_id: "c".into(),
                 output: "ok".into(),
                 is_error: false,
+                attachments: Vec::new(),
             }),
         ];
         let json = serde_json::to_value(&messages).unwrap_or_default();

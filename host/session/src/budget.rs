@@ -104,7 +104,7 @@ impl Tally {
                     call + result
                 }
                 PartKind::Text(t) if !t.ignored => self.cached(&part.id, &t.text),
-                PartKind::Reasoning { text } => self.cached(&part.id, text),
+                PartKind::Reasoning { text, .. } => self.cached(&part.id, text),
                 PartKind::Compaction { .. } => self.text(COMPACTION_QUESTION),
                 _ => 0,
             };

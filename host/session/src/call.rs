@@ -53,17 +53,22 @@ impl Runner {
             .execute(&call.name, &call.arguments, scope, previous)
             .await
         {
-            Ok(ok) => ToolState::Completed {
-                output: self.with_nested_instructions(session, &call.name, &input, ok.output),
-                input,
-                title: ok.title,
-                metadata: ok.metadata,
-                time: CompletedTime {
-                    start,
-                    end: now(),
-                    compacted: None,
-                },
-            },
+            Ok(ok) => {
+                let output = self.with_nested_instructions(session, &call.name, &input, ok.output);
+                let (output, attachments) = self.keep_files(output, &ok.attachments);
+                ToolState::Completed {
+                    output,
+                    input,
+                    title: ok.title,
+                    metadata: ok.metadata,
+                    time: CompletedTime {
+                        start,
+                        end: now(),
+                        compacted: None,
+                    },
+                    attachments,
+                }
+            }
             Err(error) => {
                 rejected = error.stops_the_loop();
                 ToolState::Error {
@@ -147,6 +152,48 @@ impl Runner {
 }
 
 impl Runner {
+    /// Checks and stores the files a tool returned ([`crate::attach`]); one refused
+    /// (too large, not an image or PDF, unreadable) is named in the output instead,
+    /// so the model knows it did not get it.
+    fn keep_files(
+        &self,
+        mut output: String,
+        files: &[ward_provider::Attachment],
+    ) -> (String, Vec<ward_store::FilePart>) {
+        let mut kept = Vec::new();
+        for file in files {
+            let stored = match &self.blobs {
+                Some(blobs) => crate::attach::store_tool_file(blobs, &self.project, file)
+                    .map_err(|e| e.to_string()),
+                None => Err("no attachment store".to_string()),
+            };
+            match stored {
+                Ok(part) => kept.push(part),
+                Err(reason) => {
+                    output.push_str(&format!("\n\n[attachment not sent: {reason}]"));
+                }
+            }
+        }
+        (output, kept)
+    }
+
+    /// Stores files a tool returned for a prompt (an `@image.png` mention read
+    /// through `read`) as file parts of the user message `message_id`; a file
+    /// refused is described in the returned text, for the model.
+    pub fn attach_to_prompt(
+        &self,
+        session_id: &str,
+        message_id: &str,
+        files: &[ward_provider::Attachment],
+    ) -> Result<String, LoopError> {
+        let (notes, kept) = self.keep_files(String::new(), files);
+        for file in kept {
+            self.store
+                .put_part(&Part::new(session_id, message_id, PartKind::File(file)))?;
+        }
+        Ok(notes.trim_start().to_string())
+    }
+
     /// A finished `todowrite` call's list becomes the session's task list (and
     /// `todo.updated` is published), so interfaces need not parse tool output.
     fn keep_todos(&self, session: &Session, part: &Part) {

@@ -106,6 +106,7 @@ impl Runner {
             .get(tail)
             .map_or(request.id.clone(), |m| m.info.id().to_string());
         let mut messages = to_wire(&earlier[..tail], false);
+        crate::attach::as_text(&mut messages);
 
         let hooked = self
             .tools

@@ -51,6 +51,7 @@ pub fn assistant(parent: &Message, calls: &[(&str, Value, &str)]) -> Message {
                             end: 1,
                             compacted: None,
                         },
+                        attachments: Vec::new(),
                     },
                 }),
             )

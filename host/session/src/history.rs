@@ -11,8 +11,10 @@
 //! whole history on every step.
 
 use serde_json::Value;
-use ward_provider::{AssistantPart, Message as Wire, ToolCall, ToolResult, UserPart};
-use ward_store::{CompactionPoint, Message, MessageInfo, PartKind, Store, ToolState};
+use ward_provider::{
+    AssistantPart, Attachment, Message as Wire, ReasoningItem, ToolCall, ToolResult, UserPart,
+};
+use ward_store::{CompactionPoint, FilePart, Message, MessageInfo, PartKind, Store, ToolState};
 
 use crate::budget::{COMPACTION_QUESTION, PRUNED};
 
@@ -172,23 +174,27 @@ pub fn to_wire(messages: &[&Message], mid_run: bool) -> Vec<Wire> {
                                 text: t.text.clone(),
                             })
                         }
-                        PartKind::Reasoning { text } if !text.is_empty() => {
-                            content.push(AssistantPart::Reasoning {
-                                text: text.clone(),
-                                signature: None,
-                            })
+                        PartKind::Reasoning { text, metadata }
+                            if !text.is_empty() || metadata.is_some() =>
+                        {
+                            content.push(reasoning(text, metadata.as_ref()))
                         }
                         PartKind::Tool(tool) => {
+                            let mut files = Vec::new();
                             let (input, output, is_error) = match &tool.state {
                                 ToolState::Completed {
                                     input,
                                     output,
                                     time,
+                                    attachments,
                                     ..
                                 } => {
                                     let output = match time.compacted {
                                         Some(_) => PRUNED.to_string(),
-                                        None => output.clone(),
+                                        None => {
+                                            files = attachments.iter().map(attachment).collect();
+                                            output.clone()
+                                        }
                                     };
                                     (input, output, false)
                                 }
@@ -208,6 +214,7 @@ pub fn to_wire(messages: &[&Message], mid_run: bool) -> Vec<Wire> {
                                 call_id: tool.call_id.clone(),
                                 output,
                                 is_error,
+                                attachments: files,
                             });
                         }
                         _ => {}
@@ -233,5 +240,36 @@ fn arguments(input: &Value) -> String {
         "{}".to_string()
     } else {
         input.to_string()
+    }
+}
+
+/// A stored file part as a tool result's attachment (its URL still a blob
+/// reference: [`crate::attach::prepare`] inlines it).
+fn attachment(file: &FilePart) -> Attachment {
+    Attachment {
+        mime: file.mime.clone(),
+        url: file.url.clone(),
+        filename: file.filename.clone(),
+    }
+}
+
+/// A stored reasoning part with what its provider needs to take it back
+/// (the metadata [`crate::step`] kept: a signature, redacted data, an
+/// encrypted Responses item).
+fn reasoning(text: &str, metadata: Option<&Value>) -> AssistantPart {
+    let field = |pointer: &str| {
+        metadata
+            .and_then(|m| m.pointer(pointer))
+            .and_then(Value::as_str)
+            .map(str::to_owned)
+    };
+    AssistantPart::Reasoning {
+        text: text.to_string(),
+        signature: field("/anthropic/signature"),
+        redacted: field("/anthropic/redactedData"),
+        item: field("/openai/itemId").map(|id| ReasoningItem {
+            id,
+            encrypted_content: field("/openai/reasoningEncryptedContent"),
+        }),
     }
 }

@@ -7,6 +7,7 @@
 pub mod active;
 mod args;
 pub mod ask_hook;
+pub mod attach;
 pub mod budget;
 mod call;
 pub mod compact;
@@ -30,6 +31,7 @@ pub mod title;
 pub mod tool_error;
 pub mod tools;
 pub mod truncate;
+pub mod variant;
 mod window;
 
 pub use active::ActiveLoops;

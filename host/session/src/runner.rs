@@ -52,6 +52,16 @@ pub struct ModelSetup {
     /// Whether the API accepts a sampling temperature (OpenAI's reasoning models
     /// refuse one): an agent's `temperature` is not sent when it does not.
     pub temperature: bool,
+    /// Whether the model takes images and files (the registry's `attachment`);
+    /// otherwise a note stands in for each file.
+    pub attachment: bool,
+    /// Whether the model reasons (the registry's `reasoning`): a Responses request
+    /// then asks for the encrypted reasoning, to send it back.
+    pub reasoning: bool,
+    /// The chosen variant (`--variant`, an agent's `variant`): its name and the body
+    /// fields it sets (e.g. `{"reasoning": {"effort": "high"}}`), merged into every
+    /// request before the `chat.params` hooks' options.
+    pub variant: Option<(String, serde_json::Value)>,
 }
 
 /// Everything the loop needs; made by [`RunnerBuilder`] (`Runner::builder`).
@@ -95,6 +105,9 @@ pub struct Runner {
     pub(crate) titles: Option<crate::title::Titles>,
     /// What `[agent.compaction]` sets for the summariser.
     pub(crate) compaction: CompactionAgent,
+    /// Where attachment bytes are kept; `None`: tools' files are not kept (a note
+    /// says so).
+    pub(crate) blobs: Option<ward_store::Blobs>,
 }
 
 /// The compaction agent's settings (`[agent.compaction]`); each unset one falls back

@@ -55,6 +55,7 @@ impl RunnerBuilder {
                 user_system: None,
                 titles: None,
                 compaction: Default::default(),
+                blobs: None,
             },
         }
     }
@@ -131,6 +132,13 @@ impl RunnerBuilder {
     /// What `[agent.compaction]` sets for the summariser (default: nothing).
     pub fn compaction(mut self, agent: crate::runner::CompactionAgent) -> Self {
         self.runner.compaction = agent;
+        self
+    }
+
+    /// Where attachment bytes are kept (default: nowhere; tools' files are then
+    /// replaced by a note).
+    pub fn blobs(mut self, blobs: ward_store::Blobs) -> Self {
+        self.runner.blobs = Some(blobs);
         self
     }
 

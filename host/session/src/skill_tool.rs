@@ -148,6 +148,7 @@ impl HostTool for SkillTool {
                 title: format!("Loaded skill: {name}"),
                 output: content,
                 metadata,
+                attachments: Vec::new(),
             })
         })
     }

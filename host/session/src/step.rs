@@ -4,7 +4,7 @@
 //! stream has finished cleanly, so a retried step can never run a call twice.
 
 use futures_util::StreamExt;
-use serde_json::Value;
+use serde_json::{Value, json};
 use ward_provider::{
     ChatRequest, Client, Endpoint, Event, FinishReason, Protocol, ProviderError, Usage,
 };
@@ -71,8 +71,27 @@ pub async fn run(
             Event::ReasoningDelta(d) => append(&mut reasoning, target, &mut written, &d, || {
                 PartKind::Reasoning {
                     text: String::new(),
+                    metadata: None,
                 }
             }),
+            // What closes a reasoning block: kept with its text, so the block can be
+            // sent back as the provider requires.
+            Event::ReasoningSignature(signature) => {
+                let meta = json!({ "anthropic": { "signature": signature } });
+                seal(&mut reasoning, target, &mut written, meta);
+            }
+            Event::ReasoningRedacted(data) => {
+                seal_open(&mut reasoning, target);
+                let meta = json!({ "anthropic": { "redactedData": data } });
+                seal(&mut None, target, &mut written, meta);
+            }
+            Event::ReasoningItem(item) => {
+                let meta = json!({ "openai": {
+                    "itemId": item.id,
+                    "reasoningEncryptedContent": item.encrypted_content,
+                }});
+                seal(&mut reasoning, target, &mut written, meta);
+            }
             Event::ToolCallEnd {
                 id,
                 name,
@@ -107,7 +126,7 @@ pub async fn run(
                         ..TextPart::default()
                     })
                 });
-                close(&mut reasoning, target, |t| PartKind::Reasoning { text: t });
+                seal_open(&mut reasoning, target);
                 return Ok(StepOutput {
                     finish,
                     calls,
@@ -117,9 +136,7 @@ pub async fn run(
                 });
             }
             Event::Error(e) => return Err((e, written)),
-            Event::ReasoningSignature(_)
-            | Event::ToolCallStart { .. }
-            | Event::ToolCallDelta { .. } => {}
+            Event::ToolCallStart { .. } | Event::ToolCallDelta { .. } => {}
         }
     }
     Err((
@@ -164,4 +181,37 @@ fn close(
         part.kind = kind(buf);
         let _ = target.store.put_part(&part);
     }
+}
+
+/// Closes the open reasoning part (if any) without provider metadata.
+fn seal_open(slot: &mut Option<(Part, String)>, target: &StepTarget<'_>) {
+    close(slot, target, |text| PartKind::Reasoning {
+        text,
+        metadata: None,
+    });
+}
+
+/// Closes the open reasoning part with the provider's `metadata` (a signature, an
+/// encrypted item); with no part open (reasoning that showed no text), stores one
+/// with empty text, since the metadata alone must still go back.
+fn seal(
+    slot: &mut Option<(Part, String)>,
+    target: &StepTarget<'_>,
+    written: &mut Vec<String>,
+    metadata: Value,
+) {
+    let (mut part, text) = slot.take().unwrap_or_else(|| {
+        let kind = PartKind::Reasoning {
+            text: String::new(),
+            metadata: None,
+        };
+        let part = Part::new(target.session_id, target.message_id, kind);
+        written.push(part.id.clone());
+        (part, String::new())
+    });
+    part.kind = PartKind::Reasoning {
+        text,
+        metadata: Some(metadata),
+    };
+    let _ = target.store.put_part(&part);
 }

@@ -44,6 +44,7 @@ impl Runner {
             let step_no = loop_state.steps;
             let last = self.steps.is_some_and(|max| step_no >= max);
             let mut messages = to_wire(&loop_state.history.ordered(), step_no > 1);
+            self.prepare_files(&mut messages);
             if last {
                 messages.push(Wire::User {
                     content: vec![UserPart::Text {
@@ -239,10 +240,21 @@ impl Runner {
             request.top_p = params.top_p.map(f64::from);
         }
         request.max_tokens = params.max_tokens;
-        request.options = serde_json::from_str::<Value>(&params.options)
+        let hooked = serde_json::from_str::<Value>(&params.options)
             .ok()
-            .filter(|o| o.as_object().is_some_and(|o| !o.is_empty()))
-            .unwrap_or(Value::Null);
+            .filter(|o| o.as_object().is_some_and(|o| !o.is_empty()));
+        request.options = crate::variant::options(&self.model, hooked);
+    }
+
+    /// Inlines the stored files of `messages`, or notes in their place where the
+    /// model takes none.
+    pub(crate) fn prepare_files(&self, messages: &mut [Wire]) {
+        let name = format!("{}/{}", self.model.provider, self.model.model);
+        let target = crate::attach::Target {
+            name: &name,
+            accepts: self.model.attachment,
+        };
+        crate::attach::prepare(messages, self.blobs.as_ref(), &target);
     }
 
     pub(crate) async fn stream_with_retries(

@@ -196,6 +196,7 @@ impl HostTool for TaskTool {
                     session.id
                 ),
                 metadata: json!({ "sessionId": session.id, "agent": agent }),
+                attachments: Vec::new(),
             })
         })
     }

@@ -30,6 +30,9 @@ pub struct ToolSuccess {
     pub output: String,
     /// Details for user interfaces.
     pub metadata: Value,
+    /// Files the tool returned, as it returned them (`data:` or `file://` URLs);
+    /// the loop checks and stores them ([`crate::attach`]).
+    pub attachments: Vec<ward_provider::Attachment>,
 }
 
 /// A tool the host implements itself, because what it does belongs to the host:
@@ -254,7 +257,7 @@ impl ToolBox {
                 .check(&need.permission, need.patterns, need.always, args.clone())
                 .await?;
         }
-        let (mut out, args) = self.call(&tool, args, &scope).await?;
+        let (mut out, args, files) = self.call(&tool, args, &scope).await?;
         // A tool that bounds its own output says so with `metadata.truncated` (as
         // `read`, `grep`, `glob` and `list` do, each with its own paging hint).
         let bounds_itself = serde_json::from_str::<Value>(&out.metadata)
@@ -278,6 +281,7 @@ impl ToolBox {
             title: out.title,
             output: out.output,
             metadata: serde_json::from_str(&out.metadata).unwrap_or(Value::Null),
+            attachments: files,
         })
     }
 }
@@ -310,13 +314,14 @@ impl ToolBox {
     }
 
     /// The call itself, by a plugin or the host; also returns the arguments as JSON
-    /// text, which the after-hooks see.
+    /// text, which the after-hooks see, and the files the tool returned (taken out
+    /// of the output: hooks rewrite text, not files).
     async fn call(
         &self,
         tool: &str,
         args: Value,
         scope: &CallScope,
-    ) -> Result<(ToolOutput, String), ToolCallError> {
+    ) -> Result<(ToolOutput, String, Vec<ward_provider::Attachment>), ToolCallError> {
         let text = args.to_string();
         let native = self.hosted().into_iter().find(|n| n.name() == tool);
         if let Some(native) = native {
@@ -327,15 +332,23 @@ impl ToolBox {
                 metadata: done.metadata.to_string(),
                 attachments: Vec::new(),
             };
-            return Ok((out, text));
+            return Ok((out, text, done.attachments));
         }
         let (plugin, _) = self
             .tools
             .iter()
             .find(|(_, t)| t.name == tool)
             .ok_or_else(|| ToolCallError::respond(format!("unknown tool `{tool}`")))?;
-        let out = self.host.call(plugin, tool, &text, scope.clone()).await?;
-        Ok((out, text))
+        let mut out = self.host.call(plugin, tool, &text, scope.clone()).await?;
+        let files = std::mem::take(&mut out.attachments)
+            .into_iter()
+            .map(|a| ward_provider::Attachment {
+                mime: a.mime,
+                url: a.url,
+                filename: a.filename,
+            })
+            .collect();
+        Ok((out, text, files))
     }
 }
 

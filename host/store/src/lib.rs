@@ -6,11 +6,13 @@
 //! - [`store`]: the [`Store`] trait every backend implements.
 //! - [`sqlite`]: the embedded backend, [`SqliteStore`] — one WAL-mode file, streamed
 //!   deltas written in batches, crash recovery on open.
+//! - [`blobs`]: attachment bytes, stored once by content hash.
 //! - [`bus`]: the [`Event`]s published on every change.
 //! - [`error`]: what can go wrong, as [`StoreError`].
 
 #![warn(missing_docs)]
 
+pub mod blobs;
 pub mod bus;
 mod clock;
 pub mod error;
@@ -19,6 +21,7 @@ pub mod model;
 pub mod sqlite;
 pub mod store;
 
+pub use blobs::{BLOB_SCHEME, BlobError, Blobs, is_blob};
 pub use bus::{Bus, Event, SessionStatus, Subscription};
 pub use clock::now_ms;
 pub use error::{Result, StoreError};

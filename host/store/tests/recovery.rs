@@ -81,6 +81,7 @@ fn crash_mid_turn() {
                 end: 2,
                 compacted: None,
             },
+            attachments: Vec::new(),
         },
     );
     let running = tool(

@@ -41,6 +41,7 @@ fn every_kind() -> Vec<PartKind> {
         }),
         PartKind::Reasoning {
             text: "thinking".into(),
+            metadata: Some(json!({"anthropic": {"signature": "sig"}})),
         },
         tool("c1", ToolState::Pending { input: json!({}) }),
         tool(
@@ -64,6 +65,7 @@ fn every_kind() -> Vec<PartKind> {
                     end: 2,
                     compacted: Some(3),
                 },
+                attachments: Vec::new(),
             },
         ),
         tool(

@@ -308,6 +308,24 @@ fn attach(
     let bytes = file
         .read_up_to(size)
         .map_err(|e| fs_error(directory, path, &e))?;
+    // The name promised an image or a PDF; the bytes decide. What they are is
+    // attached under the type they have, and a file that only looks like one by
+    // its name (text saved as `.png`) is not attached at all.
+    let sniffed = infer::get(&bytes).map(|k| k.mime_type());
+    let mime = match sniffed {
+        Some(found) if found.starts_with("image/") || found == "application/pdf" => found,
+        found => {
+            let found = match found {
+                Some(other) => other.to_string(),
+                None if std::str::from_utf8(&bytes).is_ok() => "text".to_string(),
+                None => "of no known format".to_string(),
+            };
+            return Err(ToolError::Failed(format!(
+                "{} is named like {mime} but its content is not ({found}); nothing was attached",
+                path.display()
+            )));
+        }
+    };
     let kind = if mime.starts_with("image/") {
         "Image"
     } else {

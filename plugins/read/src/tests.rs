@@ -127,6 +127,24 @@ fn images_are_attached() -> std::io::Result<()> {
 }
 
 #[test]
+fn a_file_named_like_an_image_is_judged_by_its_bytes() -> std::io::Result<()> {
+    let t = TempDir::new("read-fake-img")?;
+    t.write("fake.png", "just some text")?;
+    t.write("real.jpg", b"\x89PNG\r\n\x1a\n")?;
+    let err = failed(read(&t.dir(), &args("fake.png", None, None)));
+    assert!(
+        err.ends_with(
+            "fake.png is named like image/png but its content is not (text); nothing was attached"
+        ),
+        "{err}"
+    );
+    // A PNG named .jpg is attached as what it is.
+    let out = read(&t.dir(), &args("real.jpg", None, None)).map_err(std::io::Error::other)?;
+    assert!(out.attachments[0].url.starts_with("data:image/png;base64,"));
+    Ok(())
+}
+
+#[test]
 fn directories_are_listed_sorted() -> std::io::Result<()> {
     let t = TempDir::new("read-dir")?;
     t.write("b.txt", "")?;

@@ -57,6 +57,10 @@ async fn handle(
             start_stream(&mut sock).await?;
             write_slowly(&mut sock, render(wire, &items, usage).as_bytes()).await
         }
+        Some(Turn::Raw(body)) => {
+            start_stream(&mut sock).await?;
+            write_slowly(&mut sock, body.as_bytes()).await
+        }
         Some(Turn::Fault(fault)) => match fault {
             Fault::RateLimited { retry_after } => {
                 let body = "{\"error\":{\"type\":\"rate_limit_error\",\"message\":\"Rate limit reached\"}}";

@@ -98,6 +98,9 @@ pub enum Turn {
     },
     /// A failure.
     Fault(Fault),
+    /// A response body streamed as given, whatever the wire: a recorded provider
+    /// stream ([`recorded_stream`]).
+    Raw(String),
 }
 
 impl Turn {
@@ -245,4 +248,37 @@ pub fn tool_names(body: &serde_json::Value) -> Vec<String> {
         .flatten()
         .filter_map(|t| t["function"]["name"].as_str().map(str::to_string))
         .collect()
+}
+
+/// The shared recordings of real provider streams (`shared/fixtures/llm-recordings`,
+/// beside the repository checkout).
+pub fn recordings() -> std::path::PathBuf {
+    let manifest = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
+    [
+        manifest.join("../../shared/fixtures/llm-recordings"),
+        manifest.join("../shared/fixtures/llm-recordings"),
+    ]
+    .into_iter()
+    .find(|p| p.join("README.md").exists())
+    .expect("shared/fixtures/llm-recordings not found next to the repository")
+}
+
+/// The first response of a recorded payload-lines file (`*.chunks.txt`: one JSON
+/// event per line, SSE framing stripped) as the SSE body it was: `event:` and
+/// `data:` lines, up to and including the first event that ends a response.
+pub fn recorded_stream(relative: &str) -> String {
+    let text = std::fs::read_to_string(recordings().join(relative)).expect("recording");
+    let mut out = String::new();
+    for line in text.lines().filter(|l| !l.trim().is_empty()) {
+        let event: Value = serde_json::from_str(line).expect("a JSON event per line");
+        let kind = event["type"].as_str().unwrap_or("message").to_string();
+        out += &format!("event: {kind}\ndata: {line}\n\n");
+        if matches!(
+            kind.as_str(),
+            "message_stop" | "response.completed" | "response.incomplete" | "response.failed"
+        ) {
+            break;
+        }
+    }
+    out
 }

@@ -126,6 +126,15 @@ fn provider_block(
             notes.join(" "),
         );
         let _ = writeln!(out, "{}", line.trim_end());
+        // Below the row, so the columns stay as they are.
+        if !model.variants.is_empty() {
+            let names: Vec<String> = model
+                .variants
+                .keys()
+                .map(|n| inert_line(n).into_owned())
+                .collect();
+            let _ = writeln!(out, "    variants: {}", names.join(", "));
+        }
     }
 }
 

@@ -41,6 +41,10 @@ pub struct LoopArgs {
     /// Extra system text for every prompt, sent after the rest of the system prompt.
     #[arg(long)]
     pub system: Option<String>,
+    /// The model variant, e.g. a reasoning effort (`ward models` lists each model's);
+    /// default: the agent's `variant`, else none.
+    #[arg(long)]
+    pub variant: Option<String>,
 }
 
 /// `ward run` arguments.
@@ -51,6 +55,9 @@ pub struct RunArgs {
     /// Output format.
     #[arg(long, value_enum, default_value = "text")]
     pub format: Format,
+    /// Attach a file (an image or a PDF) to the prompt; repeatable.
+    #[arg(short = 'f', long = "file")]
+    pub files: Vec<std::path::PathBuf>,
     /// The prompt.
     pub prompt: String,
 }
@@ -82,6 +89,8 @@ impl LoopArgs {
             model: self.model.clone(),
             system: self.system.clone(),
             steps: self.steps,
+            variant: self.variant.clone(),
+            files: Vec::new(),
         }
     }
 }
@@ -112,6 +121,11 @@ const INTERRUPTED: u8 = 130;
 
 /// Runs the command.
 pub async fn run(args: RunArgs) -> Result<ExitCode> {
+    let cwd = std::env::current_dir()?;
+    let request = PromptRequest {
+        files: args.files.iter().map(|f| cwd.join(f)).collect(),
+        ..args.common.request(&args.prompt)
+    };
     let Opened {
         engine,
         session,
@@ -120,7 +134,7 @@ pub async fn run(args: RunArgs) -> Result<ExitCode> {
     } = Engine::open_with_prompt(
         args.common.engine_options()?,
         args.common.session_id()?.as_deref(),
-        args.common.request(&args.prompt),
+        request,
     )
     .await?;
     print_warnings(&engine);

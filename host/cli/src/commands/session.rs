@@ -171,7 +171,7 @@ pub async fn run(command: SessionCommand) -> Result<ExitCode> {
                         // Message text is multi-line (`outln!` renders it inert); the
                         // rest are one line each, so none can forge a line of ours.
                         PartKind::Text(t) => outln!("  text: {}", t.text),
-                        PartKind::Reasoning { text } => outln!("  reasoning: {text}"),
+                        PartKind::Reasoning { text, .. } => outln!("  reasoning: {text}"),
                         PartKind::Tool(t) => {
                             let tool = inert_line(&t.tool);
                             match &t.state {

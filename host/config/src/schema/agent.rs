@@ -20,6 +20,9 @@ pub struct AgentConfig {
     pub temperature: Option<f64>,
     /// Nucleus sampling.
     pub top_p: Option<f64>,
+    /// The model variant the agent runs with (e.g. `high`: one of the model's
+    /// `variants`), unless `--variant` chooses another.
+    pub variant: Option<String>,
     /// System prompt of the agent.
     pub prompt: Option<String>,
     /// Maximum loop steps before the agent must answer in text.

@@ -81,6 +81,12 @@ pub struct ModelConfig {
     /// Whether the API accepts a sampling temperature (default `true`; the
     /// OpenAI reasoning models reject one).
     pub temperature: Option<bool>,
+    /// Named sets of request body fields to choose from with `--variant NAME` or an
+    /// agent's `variant` (OpenCode's `variants`), e.g.
+    /// `high = { reasoning = { effort = "high" } }` or
+    /// `max = { thinking = { type = "enabled", budget_tokens = 31999 } }`. A
+    /// variant named here replaces the catalogue's variant of that name.
+    pub variants: BTreeMap<String, toml::Table>,
 }
 
 /// Prices in USD per million tokens; an unset price keeps the catalogue's

@@ -21,7 +21,9 @@ use super::{
 use crate::error::ProviderError;
 use crate::sse::SseEvent;
 use crate::tool_calls::ToolCalls;
-use crate::types::{AssistantPart, ChatRequest, Event, FinishReason, Message, Usage, UserPart};
+use crate::types::{
+    AssistantPart, Attachment, ChatRequest, Event, FinishReason, Message, Usage, UserPart,
+};
 
 /// The request body. Consecutive turns of the same role are merged because
 /// tool results travel as user content and must share one user turn.
@@ -46,7 +48,14 @@ pub(super) fn body(request: &ChatRequest) -> Value {
                 content.iter().filter_map(assistant_block).collect(),
             ),
             Message::Tool(result) => {
-                let mut block = json!({ "type": "tool_result", "tool_use_id": result.call_id, "content": result.output });
+                let content = match result.attachments.is_empty() {
+                    true => json!(result.output),
+                    // Tool results may hold image and document blocks.
+                    false => std::iter::once(json!({ "type": "text", "text": result.output }))
+                        .chain(result.attachments.iter().map(file_block))
+                        .collect(),
+                };
+                let mut block = json!({ "type": "tool_result", "tool_use_id": result.call_id, "content": content });
                 if result.is_error {
                     block["is_error"] = json!(true);
                 }
@@ -83,41 +92,78 @@ pub(super) fn body(request: &ChatRequest) -> Value {
     body
 }
 
+/// Extended thinking (a variant's `thinking = { type = "enabled", budget_tokens = N }`)
+/// has two rules of its own, applied once options are merged: `max_tokens` must
+/// exceed the budget (raised to budget + [`ANTHROPIC_DEFAULT_MAX_TOKENS`] when it
+/// does not), and the sampling parameters must be left alone (temperature and
+/// top_p are removed rather than have the request refused).
+pub(super) fn fit_thinking(body: &mut Value) {
+    let Some(budget) = body
+        .pointer("/thinking/budget_tokens")
+        .and_then(Value::as_u64)
+        .filter(|_| body.pointer("/thinking/type").and_then(Value::as_str) == Some("enabled"))
+    else {
+        return;
+    };
+    let max = body.get("max_tokens").and_then(Value::as_u64).unwrap_or(0);
+    if max <= budget {
+        body["max_tokens"] = json!(budget + u64::from(ANTHROPIC_DEFAULT_MAX_TOKENS));
+    }
+    if let Value::Object(map) = body {
+        map.remove("temperature");
+        map.remove("top_p");
+    }
+}
+
 /// Anthropic rejects empty text blocks, so those are dropped.
 fn user_block(part: &UserPart) -> Option<Value> {
     match part {
         UserPart::Text { text } if text.is_empty() => None,
         UserPart::Text { text } => Some(json!({ "type": "text", "text": text })),
-        UserPart::File { mime, url, .. } => {
-            let kind = if mime.starts_with("image/") {
-                "image"
-            } else {
-                "document"
-            };
-            let source = match data_url(url) {
-                Some((media_type, data)) => {
-                    json!({ "type": "base64", "media_type": media_type, "data": data })
-                }
-                None => json!({ "type": "url", "url": url }),
-            };
-            Some(json!({ "type": kind, "source": source }))
-        }
+        UserPart::File {
+            mime,
+            url,
+            filename,
+        } => Some(file_block(&Attachment {
+            mime: mime.clone(),
+            url: url.clone(),
+            filename: filename.clone(),
+        })),
     }
 }
 
+/// An `image` block for images, a `document` block (PDF) otherwise.
+fn file_block(file: &Attachment) -> Value {
+    let kind = if file.mime.starts_with("image/") {
+        "image"
+    } else {
+        "document"
+    };
+    let source = match data_url(&file.url) {
+        Some((media_type, data)) => {
+            json!({ "type": "base64", "media_type": media_type, "data": data })
+        }
+        None => json!({ "type": "url", "url": file.url }),
+    };
+    json!({ "type": kind, "source": source })
+}
+
 /// Unsigned reasoning is dropped: Anthropic only accepts thinking blocks
-/// back with the signature it issued.
+/// back with the signature it issued (and redacted ones with their data).
 fn assistant_block(part: &AssistantPart) -> Option<Value> {
     match part {
         AssistantPart::Text { text } if text.is_empty() => None,
         AssistantPart::Text { text } => Some(json!({ "type": "text", "text": text })),
         AssistantPart::Reasoning {
+            redacted: Some(data),
+            ..
+        } => Some(json!({ "type": "redacted_thinking", "data": data })),
+        AssistantPart::Reasoning {
             text,
             signature: Some(signature),
+            ..
         } => Some(json!({ "type": "thinking", "thinking": text, "signature": signature })),
-        AssistantPart::Reasoning {
-            signature: None, ..
-        } => None,
+        AssistantPart::Reasoning { .. } => None,
         AssistantPart::ToolCall(call) => {
             // `input` must be an object; arguments the model garbled are sent
             // as an empty one, and the tool result already told it why.
@@ -218,7 +264,18 @@ impl AnthropicParser {
         let field = |key: &str| block.get(key).and_then(Value::as_str);
         match field("type") {
             Some("text") => push(out, Event::TextDelta, field("text").unwrap_or("")),
-            Some("thinking") => push(out, Event::ReasoningDelta, field("thinking").unwrap_or("")),
+            Some("thinking") => {
+                push(out, Event::ReasoningDelta, field("thinking").unwrap_or(""));
+                // Complete blocks (in `message_start`) carry their signature.
+                push(
+                    out,
+                    Event::ReasoningSignature,
+                    field("signature").unwrap_or(""),
+                );
+            }
+            Some("redacted_thinking") => {
+                push(out, Event::ReasoningRedacted, field("data").unwrap_or(""))
+            }
             Some("tool_use") => {
                 self.calls.begin(index, field("id"), field("name"), out);
                 // A non-empty `input` here is the whole input: no deltas follow.

@@ -73,6 +73,9 @@ pub fn request_body(protocol: Protocol, request: &ChatRequest) -> Value {
             };
         }
     }
+    if protocol == Protocol::AnthropicMessages {
+        anthropic::fit_thinking(&mut body);
+    }
     body
 }
 

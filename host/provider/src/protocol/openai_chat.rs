@@ -27,18 +27,40 @@ pub(super) fn body(request: &ChatRequest) -> Value {
     if let Some(system) = super::joined_system(request) {
         messages.push(json!({ "role": "system", "content": system }));
     }
+    // Tool messages hold text only: files a tool returned follow the turn's
+    // results in one user message (as OpenCode and the AI SDK do).
+    let mut pending: Vec<UserPart> = Vec::new();
     for message in &request.messages {
+        if !matches!(message, Message::Tool(_)) && !pending.is_empty() {
+            let content = user_content(&std::mem::take(&mut pending));
+            messages.push(json!({ "role": "user", "content": content }));
+        }
         match message {
             Message::User { content } => {
                 messages.push(json!({ "role": "user", "content": user_content(content) }))
             }
             Message::Assistant { content } => messages.extend(assistant_message(content)),
-            Message::Tool(result) => messages.push(json!({
-                "role": "tool",
-                "tool_call_id": result.call_id,
-                "content": result.output,
-            })),
+            Message::Tool(result) => {
+                messages.push(json!({
+                    "role": "tool",
+                    "tool_call_id": result.call_id,
+                    "content": result.output,
+                }));
+                if !result.attachments.is_empty() {
+                    pending.push(UserPart::Text {
+                        text: format!("Files returned by tool call {}:", result.call_id),
+                    });
+                    pending.extend(result.attachments.iter().map(|file| UserPart::File {
+                        mime: file.mime.clone(),
+                        url: file.url.clone(),
+                        filename: file.filename.clone(),
+                    }));
+                }
+            }
         }
+    }
+    if !pending.is_empty() {
+        messages.push(json!({ "role": "user", "content": user_content(&pending) }));
     }
     let mut body = json!({
         "model": request.model,

@@ -29,12 +29,15 @@ use super::{Parser, count, data_url, event_type, fail, finish, push, typed_paylo
 use crate::error::ProviderError;
 use crate::sse::SseEvent;
 use crate::tool_calls::ToolCalls;
-use crate::types::{AssistantPart, ChatRequest, Event, FinishReason, Message, Usage, UserPart};
+use crate::types::{
+    AssistantPart, ChatRequest, Event, FinishReason, Message, ReasoningItem, Usage, UserPart,
+};
 
 /// The request body. `store` is off: Ward keeps its own history and sends it
 /// whole, so nothing needs to live on OpenAI's side (override via options).
-/// Reasoning from earlier turns is not sent back, because without the
-/// encrypted item it cannot be.
+/// Reasoning from earlier turns goes back as `reasoning` items when its
+/// encrypted content was kept (the request must ask for it with
+/// `include: ["reasoning.encrypted_content"]`); without it, it cannot.
 pub(super) fn body(request: &ChatRequest) -> Value {
     let mut input = Vec::new();
     if let Some(system) = super::joined_system(request) {
@@ -46,11 +49,28 @@ pub(super) fn body(request: &ChatRequest) -> Value {
                 input.push(json!({ "role": "user", "content": content.iter().map(user_part).collect::<Vec<_>>() }));
             }
             Message::Assistant { content } => assistant_items(content, &mut input),
-            Message::Tool(result) => input.push(json!({
-                "type": "function_call_output",
-                "call_id": result.call_id,
-                "output": result.output,
-            })),
+            Message::Tool(result) => {
+                let output = match result.attachments.is_empty() {
+                    true => json!(result.output),
+                    // The output may be a list of input content items.
+                    false => {
+                        std::iter::once(json!({ "type": "input_text", "text": result.output }))
+                            .chain(result.attachments.iter().map(|file| {
+                                user_part(&UserPart::File {
+                                    mime: file.mime.clone(),
+                                    url: file.url.clone(),
+                                    filename: file.filename.clone(),
+                                })
+                            }))
+                            .collect()
+                    }
+                };
+                input.push(json!({
+                    "type": "function_call_output",
+                    "call_id": result.call_id,
+                    "output": output,
+                }));
+            }
         }
     }
     let mut body =
@@ -95,6 +115,24 @@ fn assistant_items(parts: &[AssistantPart], input: &mut Vec<Value>) {
     for part in parts {
         match part {
             AssistantPart::Text { text: t } => text.push_str(t),
+            // Only an item with its encrypted content can go back (`store` is off).
+            AssistantPart::Reasoning {
+                text: summary,
+                item: Some(item),
+                ..
+            } if item.encrypted_content.is_some() => {
+                flush(&mut text, input);
+                let summary: Vec<Value> = match summary.is_empty() {
+                    true => Vec::new(),
+                    false => vec![json!({ "type": "summary_text", "text": summary })],
+                };
+                input.push(json!({
+                    "type": "reasoning",
+                    "id": item.id,
+                    "encrypted_content": item.encrypted_content,
+                    "summary": summary,
+                }));
+            }
             AssistantPart::Reasoning { .. } => {}
             AssistantPart::ToolCall(call) => {
                 flush(&mut text, input);
@@ -158,6 +196,15 @@ impl Parser for ResponsesParser {
             "response.function_call_arguments.delta" => self.calls.append(key, text("delta"), out),
             "response.output_item.done" => {
                 let item = &payload["item"];
+                if item.get("type").and_then(Value::as_str) == Some("reasoning") {
+                    let field = |k: &str| item.get(k).and_then(Value::as_str).map(str::to_owned);
+                    if let Some(id) = field("id") {
+                        out.push(Event::ReasoningItem(ReasoningItem {
+                            id,
+                            encrypted_content: field("encrypted_content"),
+                        }));
+                    }
+                }
                 match call_kind(item) {
                     Some(CallKind::Function) => {
                         let arguments = item.get("arguments").and_then(Value::as_str);

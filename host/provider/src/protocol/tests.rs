@@ -25,10 +25,14 @@ fn request() -> ChatRequest {
                     AssistantPart::Reasoning {
                         text: "think".into(),
                         signature: Some("sig".into()),
+                        redacted: None,
+                        item: None,
                     },
                     AssistantPart::Reasoning {
                         text: "unsigned".into(),
                         signature: None,
+                        redacted: None,
+                        item: None,
                     },
                     AssistantPart::Text {
                         text: "calling".into(),
@@ -44,6 +48,7 @@ fn request() -> ChatRequest {
                 call_id: "c1".into(),
                 output: "boom".into(),
                 is_error: true,
+                attachments: Vec::new(),
             }),
             Message::User {
                 content: vec![UserPart::Text {

@@ -58,4 +58,21 @@ pub enum RegistryError {
         /// `provider/model` for each provider offering it.
         candidates: Vec<String>,
     },
+
+    /// `--variant` (or an agent's `variant`) names a variant the model lacks.
+    #[error(
+        "model `{model}` has no variant `{variant}`; {}",
+        match known.is_empty() {
+            true => "it has no variants (define some under [provider.ID.models.MODEL.variants])".to_string(),
+            false => format!("its variants are: {}", known.join(", ")),
+        }
+    )]
+    UnknownVariant {
+        /// `provider/model`.
+        model: String,
+        /// The variant as written.
+        variant: String,
+        /// The variants it has.
+        known: Vec<String>,
+    },
 }

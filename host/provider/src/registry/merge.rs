@@ -122,6 +122,12 @@ fn overlay(base: Option<&ModelConfig>, over: Option<&ModelConfig>) -> ModelConfi
         reasoning: o.reasoning.or(b.reasoning),
         attachment: o.attachment.or(b.attachment),
         temperature: o.temperature.or(b.temperature),
+        variants: b
+            .variants
+            .iter()
+            .chain(&o.variants)
+            .map(|(name, fields)| (name.clone(), fields.clone()))
+            .collect(),
     }
 }
 
@@ -153,6 +159,14 @@ fn model(id: &str, m: &ModelConfig) -> ModelInfo {
         },
         tokenizer: m.tokenizer,
         compaction_threshold: m.compaction_threshold,
+        variants: m
+            .variants
+            .iter()
+            .map(|(name, fields)| {
+                let fields = serde_json::to_value(fields).unwrap_or_default();
+                (name.clone(), fields)
+            })
+            .collect(),
         origin: Origin::Config,
     }
 }

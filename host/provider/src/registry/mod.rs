@@ -124,8 +124,23 @@ pub struct ModelInfo {
     pub tokenizer: Option<ward_config::Tokenizer>,
     /// The model's own compaction threshold (fraction of the context window).
     pub compaction_threshold: Option<f64>,
+    /// Its variants by name: the request body fields each sets (`--variant`).
+    pub variants: BTreeMap<String, serde_json::Value>,
     /// Where the description came from.
     pub origin: Origin,
+}
+
+impl ModelInfo {
+    /// The body fields of variant `name`, or an error naming the variants there are.
+    pub fn variant(&self, name: &str) -> Result<&serde_json::Value, RegistryError> {
+        self.variants
+            .get(name)
+            .ok_or_else(|| RegistryError::UnknownVariant {
+                model: format!("{}/{}", self.provider, self.id),
+                variant: name.to_owned(),
+                known: self.variants.keys().cloned().collect(),
+            })
+    }
 }
 
 /// One provider, with the catalogue and config merged.
@@ -304,6 +319,7 @@ fn unlisted(provider: &str, model: &str) -> ModelInfo {
         capabilities: Capabilities::default(),
         tokenizer: None,
         compaction_threshold: None,
+        variants: BTreeMap::new(),
         origin: Origin::Unlisted,
     }
 }

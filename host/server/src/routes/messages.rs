@@ -209,6 +209,8 @@ fn request_of(body: Prompt) -> Result<PromptRequest, ApiError> {
         model,
         system: body.system,
         steps: None,
+        variant: None,
+        files: Vec::new(),
     })
 }
 

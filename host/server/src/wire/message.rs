@@ -419,6 +419,7 @@ impl ToolStateInfo {
                 title,
                 metadata,
                 time,
+                ..
             } => ToolStateInfo::Completed {
                 input: input.clone(),
                 output: output.clone(),
@@ -452,7 +453,7 @@ impl PartInfo {
                 synthetic: t.synthetic,
                 ignored: t.ignored,
             },
-            PartKind::Reasoning { text } => PartBody::Reasoning { text: text.clone() },
+            PartKind::Reasoning { text, .. } => PartBody::Reasoning { text: text.clone() },
             PartKind::Tool(t) => PartBody::Tool {
                 call_id: t.call_id.clone(),
                 tool: t.tool.clone(),

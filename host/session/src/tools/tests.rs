@@ -50,6 +50,7 @@ fn done() -> ToolSuccess {
         title: "done".into(),
         output: "ran".into(),
         metadata: json!({}),
+        attachments: Vec::new(),
     }
 }
 

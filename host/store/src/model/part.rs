@@ -61,6 +61,12 @@ pub enum PartKind {
     Reasoning {
         /// The reasoning text.
         text: String,
+        /// What the provider needs to take the reasoning back, keyed by provider
+        /// family as OpenCode does: `{"anthropic": {"signature": …}}`,
+        /// `{"anthropic": {"redactedData": …}}`, `{"openai": {"itemId": …,
+        /// "reasoningEncryptedContent": …}}`.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        metadata: Option<Value>,
     },
     /// A tool call and its result.
     Tool(ToolPart),
@@ -197,6 +203,10 @@ pub enum ToolState {
         metadata: Value,
         /// When it ran, and when its output was pruned.
         time: CompletedTime,
+        /// Files the tool returned (an image `read` loaded), their bytes stored
+        /// once and referred to by URL ([`crate::Blobs`]).
+        #[serde(default, skip_serializing_if = "Vec::is_empty")]
+        attachments: Vec<FilePart>,
     },
     /// The tool failed, was denied or was interrupted.
     Error {

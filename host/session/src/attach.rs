@@ -1,0 +1,369 @@
+//! Files that reach the model: checking and storing an attachment (a tool's or the
+//! user's), and, before each model call, putting the stored bytes into the request —
+//! or a note where the model does not take files.
+//!
+//! An attachment is judged by its bytes, not its name or the media type a tool
+//! declared: the type is sniffed from the magic numbers (the `infer` crate), only the
+//! types models take (PNG, JPEG, GIF, WebP, PDF) are kept, and a file over
+//! [`MAX_ATTACHMENT_BYTES`] is refused. A kept attachment's bytes are stored once
+//! ([`ward_store::Blobs`]) and its part refers to them; [`prepare`] turns the
+//! reference into a `data:` URL only for the request being sent.
+
+use std::path::Path;
+
+use base64::Engine as _;
+use base64::engine::general_purpose::STANDARD;
+use ward_provider::{Attachment, Message as Wire, UserPart};
+use ward_store::{Blobs, FilePart, is_blob};
+
+/// The largest file attached (5 MiB, the most Anthropic takes per image; OpenAI's
+/// limits are higher).
+pub const MAX_ATTACHMENT_BYTES: usize = 5 * 1024 * 1024;
+
+/// The media types a model may be sent.
+const ACCEPTED: [&str; 5] = [
+    "image/png",
+    "image/jpeg",
+    "image/gif",
+    "image/webp",
+    "application/pdf",
+];
+
+/// Why a file was not attached; the text says what and why, for the user or the model.
+#[derive(Debug, thiserror::Error)]
+pub enum AttachError {
+    /// Over [`MAX_ATTACHMENT_BYTES`].
+    #[error(
+        "{name} is too large to attach ({size} bytes; the limit is {MAX_ATTACHMENT_BYTES} bytes, 5 MiB)"
+    )]
+    TooLarge {
+        /// The file's name.
+        name: String,
+        /// Its size.
+        size: usize,
+    },
+    /// The bytes are no image or PDF, whatever the name or declared type says.
+    #[error("{name} is not an image or a PDF: its content {found}{declared}")]
+    NotMedia {
+        /// The file's name.
+        name: String,
+        /// What the bytes look like.
+        found: String,
+        /// ", although it was declared image/png", when a type was declared.
+        declared: String,
+    },
+    /// The URL is neither a `data:` URL nor a readable `file://` URL in the project.
+    #[error("{name}: cannot read the attachment at {url}: {reason}")]
+    Unreadable {
+        /// The file's name.
+        name: String,
+        /// The URL, shortened.
+        url: String,
+        /// Why.
+        reason: String,
+    },
+    /// The blob store refused.
+    #[error(transparent)]
+    Store(#[from] ward_store::BlobError),
+}
+
+/// The media type of `bytes` if it is one models take.
+pub fn sniff(bytes: &[u8]) -> Option<&'static str> {
+    let kind = infer::get(bytes)?;
+    ACCEPTED.iter().copied().find(|m| *m == kind.mime_type())
+}
+
+/// Checks `bytes` (named `name`, declared as `declared` if a tool said) and stores them
+/// once; the file part refers to the stored bytes.
+pub fn store(
+    blobs: &Blobs,
+    bytes: &[u8],
+    name: &str,
+    declared: Option<&str>,
+) -> Result<FilePart, AttachError> {
+    let mime = check(bytes, name, declared)?;
+    Ok(FilePart {
+        mime: mime.to_string(),
+        url: blobs.put(bytes)?,
+        filename: Some(name.to_string()),
+        source: None,
+    })
+}
+
+/// The media type of `bytes` if they may be attached: within the size limit, and an
+/// image or PDF by their magic numbers.
+pub fn check(
+    bytes: &[u8],
+    name: &str,
+    declared: Option<&str>,
+) -> Result<&'static str, AttachError> {
+    if bytes.len() > MAX_ATTACHMENT_BYTES {
+        return Err(AttachError::TooLarge {
+            name: name.to_string(),
+            size: bytes.len(),
+        });
+    }
+    let Some(mime) = sniff(bytes) else {
+        let found = match infer::get(bytes) {
+            Some(kind) => format!("is {}", kind.mime_type()),
+            None if std::str::from_utf8(bytes).is_ok() => "is text".to_string(),
+            None => "has no known format".to_string(),
+        };
+        return Err(AttachError::NotMedia {
+            name: name.to_string(),
+            found,
+            declared: declared
+                .map(|d| format!(", although it was declared {d}"))
+                .unwrap_or_default(),
+        });
+    };
+    Ok(mime)
+}
+
+/// Stores a tool's attachment: a `data:` URL, or a `file://` URL of a file inside
+/// `project` (the WIT allows both).
+pub fn store_tool_file(
+    blobs: &Blobs,
+    project: &Path,
+    file: &Attachment,
+) -> Result<FilePart, AttachError> {
+    let name = file.filename.clone().unwrap_or_else(|| "attachment".into());
+    let unreadable = |reason: String| AttachError::Unreadable {
+        name: name.clone(),
+        url: file.url.chars().take(60).collect(),
+        reason,
+    };
+    let bytes = if let Some(rest) = file.url.strip_prefix("data:") {
+        let (meta, data) = rest
+            .split_once(',')
+            .ok_or_else(|| unreadable("a data: URL without a comma".into()))?;
+        if !meta.ends_with(";base64") {
+            return Err(unreadable("only base64 data: URLs are taken".into()));
+        }
+        // Base64 is 4/3 the size: refuse before decoding what cannot be kept.
+        if data.len() / 4 * 3 > MAX_ATTACHMENT_BYTES + 3 {
+            return Err(AttachError::TooLarge {
+                name,
+                size: data.len() / 4 * 3,
+            });
+        }
+        STANDARD
+            .decode(data.trim())
+            .map_err(|e| unreadable(format!("invalid base64 ({e})")))?
+    } else if let Some(path) = file.url.strip_prefix("file://") {
+        let path = std::fs::canonicalize(path).map_err(|e| unreadable(e.to_string()))?;
+        let root = std::fs::canonicalize(project).map_err(|e| unreadable(e.to_string()))?;
+        if !path.starts_with(&root) {
+            return Err(unreadable("the file is outside the project".into()));
+        }
+        read_limited(&path).map_err(|e| match e {
+            ReadError::TooLarge(size) => AttachError::TooLarge {
+                name: name.clone(),
+                size,
+            },
+            ReadError::Io(e) => unreadable(e.to_string()),
+        })?
+    } else {
+        return Err(unreadable("not a data: or file:// URL".into()));
+    };
+    store(blobs, &bytes, &name, Some(&file.mime))
+}
+
+/// Why a file could not be read for attaching.
+#[derive(Debug)]
+pub enum ReadError {
+    /// Larger than [`MAX_ATTACHMENT_BYTES`] (its size).
+    TooLarge(usize),
+    /// The OS refused.
+    Io(std::io::Error),
+}
+
+/// Reads `path`, refusing (without reading it all) a file over the limit.
+pub fn read_limited(path: &Path) -> Result<Vec<u8>, ReadError> {
+    use std::io::Read;
+    let file = std::fs::File::open(path).map_err(ReadError::Io)?;
+    let size = file.metadata().map_err(ReadError::Io)?.len();
+    if size > MAX_ATTACHMENT_BYTES as u64 {
+        return Err(ReadError::TooLarge(
+            usize::try_from(size).unwrap_or(usize::MAX),
+        ));
+    }
+    let mut bytes = Vec::new();
+    file.take(MAX_ATTACHMENT_BYTES as u64 + 1)
+        .read_to_end(&mut bytes)
+        .map_err(ReadError::Io)?;
+    if bytes.len() > MAX_ATTACHMENT_BYTES {
+        return Err(ReadError::TooLarge(bytes.len()));
+    }
+    Ok(bytes)
+}
+
+/// What `prepare` needs to know about the model.
+pub struct Target<'a> {
+    /// `provider/model`, for the note.
+    pub name: &'a str,
+    /// Whether the model takes images and files (the registry's `attachment`).
+    pub accepts: bool,
+}
+
+/// Makes the request's files sendable: stored references become `data:` URLs when
+/// the model takes files; otherwise (or when the bytes are gone) each file becomes a
+/// note saying so, in the user message or after the tool's output.
+pub fn prepare(messages: &mut [Wire], blobs: Option<&Blobs>, target: &Target<'_>) {
+    for message in messages {
+        match message {
+            Wire::User { content } => {
+                for part in content.iter_mut() {
+                    if let UserPart::File {
+                        mime,
+                        url,
+                        filename,
+                    } = part
+                    {
+                        match inline(mime, url, filename.as_deref(), blobs, target) {
+                            Ok(data) => *url = data,
+                            Err(note) => *part = UserPart::Text { text: note },
+                        }
+                    }
+                }
+            }
+            Wire::Tool(result) => {
+                let files = std::mem::take(&mut result.attachments);
+                for mut file in files {
+                    match inline(
+                        &file.mime,
+                        &file.url,
+                        file.filename.as_deref(),
+                        blobs,
+                        target,
+                    ) {
+                        Ok(data) => {
+                            file.url = data;
+                            result.attachments.push(file);
+                        }
+                        Err(note) => {
+                            result.output.push_str("\n\n");
+                            result.output.push_str(&note);
+                        }
+                    }
+                }
+            }
+            Wire::Assistant { .. } => {}
+        }
+    }
+}
+
+/// Replaces every file by a line naming it: the summariser of a compaction reads
+/// what happened, it does not need the pixels.
+pub fn as_text(messages: &mut [Wire]) {
+    let line = |mime: &str, name: Option<&str>| {
+        format!("[attached {mime}: {}]", name.unwrap_or("unnamed"))
+    };
+    for message in messages {
+        match message {
+            Wire::User { content } => {
+                for part in content.iter_mut() {
+                    if let UserPart::File { mime, filename, .. } = part {
+                        *part = UserPart::Text {
+                            text: line(mime, filename.as_deref()),
+                        };
+                    }
+                }
+            }
+            Wire::Tool(result) => {
+                for file in std::mem::take(&mut result.attachments) {
+                    result.output.push_str("\n");
+                    result
+                        .output
+                        .push_str(&line(&file.mime, file.filename.as_deref()));
+                }
+            }
+            Wire::Assistant { .. } => {}
+        }
+    }
+}
+
+/// The `data:` URL for a file, or the note that replaces it.
+fn inline(
+    mime: &str,
+    url: &str,
+    filename: Option<&str>,
+    blobs: Option<&Blobs>,
+    target: &Target<'_>,
+) -> Result<String, String> {
+    if !target.accepts {
+        return Err(match mime.starts_with("image/") {
+            true => format!(
+                "[image omitted: model {} does not accept images]",
+                target.name
+            ),
+            false => format!(
+                "[file omitted: model {} does not accept {mime} files]",
+                target.name
+            ),
+        });
+    }
+    if !is_blob(url) {
+        return Ok(url.to_string());
+    }
+    let name = filename.unwrap_or("attachment");
+    let bytes = blobs
+        .ok_or_else(|| format!("[{name} omitted: no attachment store]"))?
+        .get(url)
+        .map_err(|e| format!("[{name} omitted: {e}]"))?;
+    Ok(format!("data:{mime};base64,{}", STANDARD.encode(bytes)))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A 1×1 PNG.
+    const PNG: &[u8] = &[
+        0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A, 0, 0, 0, 0x0D, 0x49, 0x48, 0x44, 0x52, 0,
+        0, 0, 1, 0, 0, 0, 1, 8, 6, 0, 0, 0, 0x1F, 0x15, 0xC4, 0x89,
+    ];
+
+    #[test]
+    fn the_type_comes_from_the_bytes_not_the_name() {
+        assert_eq!(sniff(PNG), Some("image/png"));
+        assert_eq!(sniff(b"%PDF-1.7\n"), Some("application/pdf"));
+        assert_eq!(sniff(b"just text, named .png"), None);
+        let blobs = Blobs::new(std::env::temp_dir().join("ward-attach-test"));
+        let err = store(&blobs, b"hello", "fake.png", Some("image/png")).unwrap_err();
+        assert_eq!(
+            err.to_string(),
+            "fake.png is not an image or a PDF: its content is text, although it was declared image/png"
+        );
+        let big = vec![0u8; MAX_ATTACHMENT_BYTES + 1];
+        assert!(matches!(
+            store(&blobs, &big, "big.png", None),
+            Err(AttachError::TooLarge { .. })
+        ));
+    }
+
+    #[test]
+    fn a_model_without_attachments_gets_a_note() {
+        let mut messages = vec![Wire::User {
+            content: vec![UserPart::File {
+                mime: "image/png".into(),
+                url: "data:image/png;base64,AA==".into(),
+                filename: None,
+            }],
+        }];
+        let target = Target {
+            name: "p/text-only",
+            accepts: false,
+        };
+        prepare(&mut messages, None, &target);
+        let Wire::User { content } = &messages[0] else {
+            panic!()
+        };
+        assert_eq!(
+            content[0],
+            UserPart::Text {
+                text: "[image omitted: model p/text-only does not accept images]".into()
+            }
+        );
+    }
+}
