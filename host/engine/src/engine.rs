@@ -22,7 +22,7 @@ use ward_session::truncate::{KEEP_SAVED, SWEEP_EVERY, sweep};
 use ward_session::{ActiveLoops, CompactionAgent, ModelSetup, RecordedPrompt, Runner};
 use ward_store::{AssistantMessage, Blobs, ModelRef, Session, SqliteStore, Store, Subscription};
 
-use crate::error::EngineError;
+use crate::error::{EngineError, ModelError};
 use crate::options::EngineOptions;
 use crate::runners::{RunnerKey, model_choice, wanted_agent};
 use crate::slash::Commands;
@@ -169,7 +169,7 @@ impl Engine {
         let start = Start::begin(&options)?;
         let files = crate::attachments::load(&options.directory, &request.files)?;
         let mut files = Some(files);
-        let early = start.early_addressee(&request);
+        let early = start.early_addressee(&request)?;
         let early_session = match (session, &early) {
             (Some(id), _) => {
                 Some(
@@ -446,20 +446,33 @@ impl Start {
         })
     }
 
-    /// Who `request` is for, from the files alone; `None` when they cannot tell.
-    fn early_addressee(&self, request: &PromptRequest) -> Option<ward_session::Addressee> {
+    /// Who `request` is for, from the files alone; `None` when they cannot tell. A
+    /// variant the model lacks is an error now, before anything is stored for it.
+    fn early_addressee(
+        &self,
+        request: &PromptRequest,
+    ) -> Result<Option<ward_session::Addressee>, EngineError> {
         let settings = &self.settings;
         let command = settings.commands.resolve(&request.text).map(|(c, _)| c);
         let agents = settings.agents_without_components();
         let wanted = wanted_agent(request.agent.as_deref(), command, &agents);
-        let agent = primary_agent(&agents, wanted).ok()?;
+        let Ok(agent) = primary_agent(&agents, wanted) else {
+            return Ok(None);
+        };
         let choice = model_choice(request.model.as_deref(), command, agent);
-        let model = crate::model::resolve(&settings.config, choice).ok()?;
-        Some(ward_session::Addressee {
+        let variant = request.variant.as_deref().or(agent.variant.as_deref());
+        let model = match crate::model::resolve_variant(&settings.config, choice, variant) {
+            Ok(model) => model,
+            Err(e @ ModelError::Registry(ward_provider::RegistryError::UnknownVariant { .. })) => {
+                return Err(e.into());
+            }
+            Err(_) => return Ok(None),
+        };
+        Ok(Some(ward_session::Addressee {
             agent: agent.name.clone(),
             model: ModelRef::new(&model.provider, &model.model),
             system: request.system.clone(),
-        })
+        }))
     }
 
     /// Loads the plugins and what they provide, and starts the engine's work.

@@ -107,6 +107,12 @@ async fn the_catalogues_variants_apply_and_an_unknown_one_names_the_valid_ones()
         1,
         "nothing sent for an unknown variant"
     );
+    let store = SqliteStore::open(p.data.join("ward.db")).unwrap();
+    assert_eq!(
+        store.list_sessions().unwrap().len(),
+        1,
+        "nothing stored for an unknown variant either"
+    );
 
     let models = p.ward().arg("models").arg("anthropic").output().unwrap();
     let out = String::from_utf8_lossy(&models.stdout);
