@@ -84,12 +84,7 @@ impl HostTool for McpTool {
     ) -> BoxFuture<'a, Result<ToolSuccess, ToolCallError>> {
         Box::pin(async move {
             match crate::call::call(&self.shared, &self.remote, args).await {
-                Ok((output, metadata)) => Ok(ToolSuccess {
-                    title: self.offered.clone(),
-                    output,
-                    metadata,
-                    attachments: Vec::new(),
-                }),
+                Ok((output, metadata)) => Ok(ToolSuccess::text(&self.offered, output, metadata)),
                 Err(e) => Err(ToolCallError::respond(e.to_string())),
             }
         })

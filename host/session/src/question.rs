@@ -338,19 +338,19 @@ impl HostTool for QuestionTool {
                     format!("\"{}\"=\"{answer}\"", q.question)
                 })
                 .collect();
-            Ok(ToolSuccess {
-                title: format!(
+            Ok(ToolSuccess::text(
+                format!(
                     "Asked {} question{}",
                     questions.len(),
                     if questions.len() == 1 { "" } else { "s" }
                 ),
-                output: format!(
+                format!(
                     "User has answered your questions: {}. You can now continue with the \
                      user's answers in mind.",
                     pairs.join(", ")
                 ),
-                metadata: json!({ "answers": answers }),
-            })
+                json!({ "answers": answers }),
+            ))
         })
     }
 }

@@ -144,12 +144,11 @@ impl HostTool for SkillTool {
                     json!({ "name": name, "dir": skill.dir }),
                 ),
             };
-            Ok(ToolSuccess {
-                title: format!("Loaded skill: {name}"),
-                output: content,
+            Ok(ToolSuccess::text(
+                format!("Loaded skill: {name}"),
+                content,
                 metadata,
-                attachments: Vec::new(),
-            })
+            ))
         })
     }
 }

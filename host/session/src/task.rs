@@ -189,15 +189,14 @@ impl HostTool for TaskTool {
                     _ => None,
                 })
                 .collect();
-            Ok(ToolSuccess {
-                title: description.to_string(),
-                output: format!(
+            Ok(ToolSuccess::text(
+                description,
+                format!(
                     "task_id: {} (to continue this task, pass it as task_id)\n\n<task_result>\n{reply}\n</task_result>",
                     session.id
                 ),
-                metadata: json!({ "sessionId": session.id, "agent": agent }),
-                attachments: Vec::new(),
-            })
+                json!({ "sessionId": session.id, "agent": agent }),
+            ))
         })
     }
 }

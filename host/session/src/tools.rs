@@ -35,6 +35,18 @@ pub struct ToolSuccess {
     pub attachments: Vec<ward_provider::Attachment>,
 }
 
+impl ToolSuccess {
+    /// A result of text alone (no files): what host tools answer.
+    pub fn text(title: impl Into<String>, output: impl Into<String>, metadata: Value) -> Self {
+        ToolSuccess {
+            title: title.into(),
+            output: output.into(),
+            metadata,
+            attachments: Vec::new(),
+        }
+    }
+}
+
 /// A tool the host implements itself, because what it does belongs to the host:
 /// `skill` reads skill directories wherever they are installed, `task` runs a
 /// subagent's loop. It goes through the same name repair, hooks, permission rules,
