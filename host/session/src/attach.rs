@@ -272,7 +272,7 @@ pub fn as_text(messages: &mut [Wire]) {
             }
             Wire::Tool(result) => {
                 for file in std::mem::take(&mut result.attachments) {
-                    result.output.push_str("\n");
+                    result.output.push('\n');
                     result
                         .output
                         .push_str(&line(&file.mime, file.filename.as_deref()));

@@ -5,7 +5,7 @@
 
 use std::process::ExitCode;
 
-use std::io::{Read, Write};
+use std::io::Read;
 
 use anyhow::Result;
 use clap::Subcommand;
@@ -81,10 +81,9 @@ pub async fn run(command: SessionCommand) -> Result<ExitCode> {
         }
         SessionCommand::Export { id } => {
             let export = manage::export(&store, &id)?;
-            let mut out = std::io::stdout().lock();
-            // JSON escapes every control character: the document is inert as it is.
-            serde_json::to_writer_pretty(&mut out, &export)?;
-            writeln!(out)?;
+            // Stored text is untrusted: C1 and bidi controls are written as `\uXXXX`
+            // escapes, which every JSON reader decodes to the same string.
+            outln!("{}", ward_term::json_line(&export)?);
         }
         SessionCommand::Import { file } => {
             let session = if file.as_os_str() == "-" {
