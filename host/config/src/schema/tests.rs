@@ -148,8 +148,8 @@ fn unknown_key_in_nested_tables() {
     assert_eq!(
         err("agent.review.tempreature = 1\n"),
         "ward.toml:1:14: unknown key `tempreature` in [agent.review] (expected one of: \
-         description, mode, hidden, model, temperature, top_p, prompt, steps, permission, \
-         disable, color)"
+         description, mode, hidden, model, temperature, top_p, variant, prompt, steps, \
+         permission, disable, color)"
     );
 }
 
