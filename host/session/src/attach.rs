@@ -52,7 +52,7 @@ pub enum AttachError {
         /// ", although it was declared image/png", when a type was declared.
         declared: String,
     },
-    /// The URL is neither a `data:` URL nor a readable `file://` URL in the project.
+    /// The URL is not a base64 `data:` URL.
     #[error("{name}: cannot read the attachment at {url}: {reason}")]
     Unreadable {
         /// The file's name.
@@ -120,13 +120,10 @@ pub fn check(
     Ok(mime)
 }
 
-/// Stores a tool's attachment: a `data:` URL, or a `file://` URL of a file inside
-/// `project` (the WIT allows both).
-pub fn store_tool_file(
-    blobs: &Blobs,
-    project: &Path,
-    file: &Attachment,
-) -> Result<FilePart, AttachError> {
+/// Stores a tool's attachment, which must carry its bytes (a `data:` URL). A
+/// `file://` URL is refused: the host would read the file with its own authority,
+/// whatever the tool was granted.
+pub fn store_tool_file(blobs: &Blobs, file: &Attachment) -> Result<FilePart, AttachError> {
     let name = file.filename.clone().unwrap_or_else(|| "attachment".into());
     let unreadable = |reason: String| AttachError::Unreadable {
         name: name.clone(),
@@ -150,21 +147,12 @@ pub fn store_tool_file(
         STANDARD
             .decode(data.trim())
             .map_err(|e| unreadable(format!("invalid base64 ({e})")))?
-    } else if let Some(path) = file.url.strip_prefix("file://") {
-        let path = std::fs::canonicalize(path).map_err(|e| unreadable(e.to_string()))?;
-        let root = std::fs::canonicalize(project).map_err(|e| unreadable(e.to_string()))?;
-        if !path.starts_with(&root) {
-            return Err(unreadable("the file is outside the project".into()));
-        }
-        read_limited(&path).map_err(|e| match e {
-            ReadError::TooLarge(size) => AttachError::TooLarge {
-                name: name.clone(),
-                size,
-            },
-            ReadError::Io(e) => unreadable(e.to_string()),
-        })?
     } else {
-        return Err(unreadable("not a data: or file:// URL".into()));
+        // Only bytes the tool carries: a path (`file://`) would have the host read,
+        // with its own authority, a file the tool may have no grant to read.
+        return Err(unreadable(
+            "not a base64 data: URL (a tool attaches the bytes themselves, not a path)".into(),
+        ));
     };
     store(blobs, &bytes, &name, Some(&file.mime))
 }
@@ -340,6 +328,31 @@ mod tests {
             store(&blobs, &big, "big.png", None),
             Err(AttachError::TooLarge { .. })
         ));
+    }
+
+    /// A tool without a read grant must not get the host to read a file for it: an
+    /// attachment naming a path (the project's `.env`, here a PNG to be sure the
+    /// content would pass) is refused, and only bytes the tool carries are taken.
+    #[test]
+    fn a_tool_cannot_have_the_host_read_a_file_for_it() {
+        let project = std::env::temp_dir().join(format!("ward-attach-path-{}", std::process::id()));
+        std::fs::create_dir_all(&project).unwrap();
+        std::fs::write(project.join(".env"), PNG).unwrap();
+        let blobs = Blobs::new(project.join("blobs"));
+        let by_path = Attachment {
+            url: format!("file://{}", project.join(".env").display()),
+            mime: "image/png".into(),
+            filename: Some(".env".into()),
+        };
+        let err = store_tool_file(&blobs, &by_path).unwrap_err();
+        assert!(matches!(err, AttachError::Unreadable { .. }), "{err}");
+        assert!(!project.join("blobs").exists(), "nothing was stored");
+        let carried = Attachment {
+            url: format!("data:image/png;base64,{}", STANDARD.encode(PNG)),
+            ..by_path
+        };
+        assert!(store_tool_file(&blobs, &carried).is_ok());
+        std::fs::remove_dir_all(&project).unwrap();
     }
 
     #[test]

@@ -163,8 +163,9 @@ impl Runner {
         let mut kept = Vec::new();
         for file in files {
             let stored = match &self.blobs {
-                Some(blobs) => crate::attach::store_tool_file(blobs, &self.project, file)
-                    .map_err(|e| e.to_string()),
+                Some(blobs) => {
+                    crate::attach::store_tool_file(blobs, file).map_err(|e| e.to_string())
+                }
                 None => Err("no attachment store".to_string()),
             };
             match stored {

@@ -30,7 +30,7 @@ pub struct ToolSuccess {
     pub output: String,
     /// Details for user interfaces.
     pub metadata: Value,
-    /// Files the tool returned, as it returned them (`data:` or `file://` URLs);
+    /// Files the tool returned, as it returned them (`data:` URLs; any other is refused);
     /// the loop checks and stores them ([`crate::attach`]).
     pub attachments: Vec<ward_provider::Attachment>,
 }
