@@ -14,6 +14,7 @@
 //! - [`origin`]: [`Origins`], where each key of the merged configuration was set.
 //! - [`opencode`]: where an OpenCode project keeps its agents and commands.
 //! - [`opencode_json`]: OpenCode's `opencode.json(c)` read as a configuration layer.
+//! - [`show`]: the merged configuration with each value's origin (`ward config show`).
 //! - [`warning`]: [`Warning`], a located problem that skips one definition.
 
 mod diagnose;
@@ -28,6 +29,7 @@ pub mod opencode;
 pub mod opencode_json;
 pub mod origin;
 pub mod schema;
+pub mod show;
 pub mod substitute;
 pub mod warning;
 
