@@ -59,7 +59,7 @@ fn opencode_json(llm: &ScriptedLlm) -> String {
       "description": "Audits the code",
       "mode": "primary",
       "prompt": "You audit code. AUDITOR-PROMPT",
-      "tools": {{ "write": false }}
+      "tools": {{ "edit": false }}
     }}
   }},
   "command": {{

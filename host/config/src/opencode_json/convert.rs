@@ -91,6 +91,9 @@ const UNSUPPORTED: &[(&str, &str)] = &[
     ),
 ];
 
+/// OpenCode's file-writing tools, which Ward checks under the permission `edit`.
+const FILE_WRITERS: &[&str] = &["write", "edit", "patch", "apply_patch", "multiedit"];
+
 /// Walks one OpenCode document, building the Ward table, the key locations
 /// and the warnings.
 pub(super) struct Converter<'a> {
@@ -339,7 +342,22 @@ impl<'a> Converter<'a> {
         for prop in &object.properties {
             match &prop.value {
                 Value::BooleanLit(b) if !b.value => {
-                    denies.push((prop.name.as_str().to_owned(), prop.range.start));
+                    let tool = prop.name.as_str();
+                    // Ward checks the file-writing tools under one permission key,
+                    // `edit` (as `ward_permission::permission_key` does): a deny for
+                    // `write` alone would switch nothing off.
+                    let key = if FILE_WRITERS.contains(&tool) {
+                        if tool != "edit" {
+                            self.warn(
+                                prop.range.start,
+                                format!("\"{name}.{tool}\": Ward checks write, edit and apply_patch under the one `edit` permission, so all three are switched off"),
+                            );
+                        }
+                        "edit"
+                    } else {
+                        tool
+                    };
+                    denies.push((key.to_owned(), prop.range.start));
                 }
                 Value::BooleanLit(_) => {}
                 _ => self.warn(

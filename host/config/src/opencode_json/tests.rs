@@ -141,3 +141,12 @@ fn an_empty_file_says_nothing() {
     let layer = convert("// nothing yet\n").unwrap();
     assert!(layer.table.is_empty() && layer.warnings.is_empty());
 }
+
+#[test]
+fn switching_off_a_file_writer_switches_off_edit_and_says_so() {
+    let layer = convert("{ \"tools\": { \"write\": false } }").unwrap();
+    assert_eq!(layer.table["permission"]["edit"].as_str(), Some("deny"));
+    let warnings: Vec<String> = layer.warnings.iter().map(ToString::to_string).collect();
+    assert_eq!(warnings.len(), 1, "{warnings:?}");
+    assert!(warnings[0].starts_with("opencode.json:1:14: \"tools.write\""), "{warnings:?}");
+}
