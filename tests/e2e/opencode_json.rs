@@ -272,7 +272,7 @@ async fn a_conflicting_ward_toml_wins_and_every_value_names_its_file() {
         .expect_ok();
     let ward_at = format!("/ward.toml:{}:{}", 2, position(ward_toml, "\"echo *\"").1);
     assert!(
-        explain.contains(&format!("decision: deny by `bash echo * = deny` from "))
+        explain.contains("decision: deny by `bash echo * = deny` from ")
             && explain
                 .lines()
                 .any(|l| l.starts_with("decision:") && l.ends_with(&ward_at)),
@@ -280,10 +280,8 @@ async fn a_conflicting_ward_toml_wins_and_every_value_names_its_file() {
     );
     let (line, column) = position(&json, "\"*\": \"ask\"");
     assert!(
-        explain.contains(&format!(
-            "`bash * = ask` from {}:{line}:{column}",
-            p.path("opencode.json").display()
-        )) || explain.contains(&format!("opencode.json:{line}:{column}")),
+        explain.lines().any(|l| l.contains("`bash * = ask` from ")
+            && l.ends_with(&format!("/opencode.json:{line}:{column}"))),
         "the earlier rule names opencode.json's line: {explain}"
     );
     assert!(

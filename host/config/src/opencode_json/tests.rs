@@ -148,5 +148,8 @@ fn switching_off_a_file_writer_switches_off_edit_and_says_so() {
     assert_eq!(layer.table["permission"]["edit"].as_str(), Some("deny"));
     let warnings: Vec<String> = layer.warnings.iter().map(ToString::to_string).collect();
     assert_eq!(warnings.len(), 1, "{warnings:?}");
-    assert!(warnings[0].starts_with("opencode.json:1:14: \"tools.write\""), "{warnings:?}");
+    assert!(
+        warnings[0].starts_with("opencode.json:1:14: \"tools.write\""),
+        "{warnings:?}"
+    );
 }
