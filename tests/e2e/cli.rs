@@ -76,8 +76,10 @@ fn permission_explain_names_the_rule_and_shadowed_denies() {
         .expect_ok();
     assert!(out.contains("decision: allow"), "{out}");
     assert!(
-        out.contains("warning: deny rule `read *.env = deny` from ward.toml is shadowed"),
-        "{out}"
+        out.contains("warning: deny rule `read *.env = deny` from ")
+            && out.contains("/ward.toml:2:10 is shadowed by `read * = allow` from ")
+            && out.contains("/ward.toml:2:28\n"),
+        "each rule is named by the file, line and column it was written at: {out}"
     );
     let out = p
         .run(&["permission", "explain", "write", "src/a.rs"], "")

@@ -21,6 +21,7 @@ mod mcp_client;
 mod mcp_serve;
 mod media;
 mod opencode;
+mod opencode_json;
 mod polyglot;
 mod run;
 mod scripted_llm;

@@ -53,6 +53,11 @@ enum Command {
         #[command(subcommand)]
         command: commands::mcp::McpCommand,
     },
+    /// Inspect the merged configuration (`show`: each value with the file and line that set it).
+    Config {
+        #[command(subcommand)]
+        command: commands::config::ConfigCommand,
+    },
     /// Inspect permission rules.
     Permission {
         #[command(subcommand)]
@@ -115,6 +120,7 @@ fn main() -> ExitCode {
             Some(Command::Tool { command }) => commands::tool::run(command).await,
             Some(Command::Plugin { command }) => commands::plugin::run(command).await,
             Some(Command::Permission { command }) => commands::permission::run(command),
+            Some(Command::Config { command }) => commands::config::run(command),
             Some(Command::Mcp { command }) => commands::mcp::run(command).await,
             Some(Command::Models(args)) => commands::models::run(args),
             Some(Command::Skill { command }) => commands::skill::run(command).await,

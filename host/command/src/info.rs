@@ -35,6 +35,12 @@ pub enum CommandSource {
         /// The file, as found (under the project's or the global directory).
         path: PathBuf,
     },
+    /// A `[command.NAME]` table of the configuration (or an OpenCode file's
+    /// `command` key).
+    Config {
+        /// Where the command's name is written.
+        at: ward_config::Located,
+    },
 }
 
 impl CommandInfo {

@@ -11,7 +11,7 @@ use crate::builtin;
 use crate::info::{CommandInfo, CommandSource};
 use crate::invocation::{Invocation, split_invocation};
 use crate::markdown;
-use ward_config::Warning;
+use ward_config::{LoadedConfig, Warning};
 
 /// Every command, by name.
 #[derive(Debug, Clone)]
@@ -32,11 +32,44 @@ impl CommandRegistry {
     /// `global_dir` is Ward's global configuration directory
     /// (`ward_config::global_config_dir`), not its `commands` subdirectory.
     pub fn load(project: &Path, global_dir: Option<&Path>) -> (Self, Vec<Warning>) {
+        Self::load_with_config(project, global_dir, None)
+    }
+
+    /// [`CommandRegistry::load`], with the commands `config` defines
+    /// (`[command.NAME]`, or an OpenCode file's `command`) above the built-ins and
+    /// below every command file.
+    pub fn load_with_config(
+        project: &Path,
+        global_dir: Option<&Path>,
+        config: Option<&LoadedConfig>,
+    ) -> (Self, Vec<Warning>) {
         let mut warnings = Vec::new();
         let mut commands: BTreeMap<String, CommandInfo> = builtin::all()
             .into_iter()
             .map(|c| (c.name.clone(), c))
             .collect();
+        for (name, configured) in config.map(|c| &c.config.command).into_iter().flatten() {
+            // Every key of the merged configuration has an origin; should one be
+            // missing, the command still loads, attributed to the configuration.
+            let at = config
+                .and_then(|c| c.origins.get(&["command", name]))
+                .cloned()
+                .unwrap_or_else(|| ward_config::Located {
+                    file: "configuration".into(),
+                    line: 1,
+                    column: 1,
+                });
+            let info = CommandInfo {
+                name: name.clone(),
+                description: configured.description.clone(),
+                agent: configured.agent.clone(),
+                model: configured.model.clone(),
+                subtask: configured.subtask.unwrap_or(false),
+                template: configured.template.clone(),
+                source: CommandSource::Config { at },
+            };
+            commands.insert(name.clone(), info);
+        }
         let mut agent_lines = BTreeMap::new();
         use ward_config::opencode;
         let mut dirs = opencode::global_dirs(global_dir, opencode::COMMAND_DIRS);
@@ -110,6 +143,7 @@ impl CommandRegistry {
                     Some(&line) => Warning::at(path, line, 1, message),
                     None => Warning::in_file(path, message),
                 },
+                CommandSource::Config { at } => Warning::at(&at.file, at.line, at.column, message),
                 CommandSource::Builtin => Warning::new(message),
             });
         }

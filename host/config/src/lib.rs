@@ -13,6 +13,8 @@
 //! - [`error`]: [`ConfigError`] and its [`Located`] position.
 //! - [`origin`]: [`Origins`], where each key of the merged configuration was set.
 //! - [`opencode`]: where an OpenCode project keeps its agents and commands.
+//! - [`opencode_json`]: OpenCode's `opencode.json(c)` read as a configuration layer.
+//! - [`show`]: the merged configuration with each value's origin (`ward config show`).
 //! - [`warning`]: [`Warning`], a located problem that skips one definition.
 
 mod diagnose;
@@ -24,8 +26,10 @@ mod locate;
 pub mod manifest;
 mod merge;
 pub mod opencode;
+pub mod opencode_json;
 pub mod origin;
 pub mod schema;
+pub mod show;
 pub mod substitute;
 pub mod warning;
 
@@ -44,8 +48,9 @@ pub use manifest::{
 };
 pub use origin::Origins;
 pub use schema::{
-    AgentConfig, AgentMode, CompactionConfig, Config, Cost, MarketplaceConfig, McpConfig,
-    McpEntryError, McpServer, ModelConfig, PluginConfig, ProviderConfig, ProviderKind, RetryConfig,
-    SandboxConfig, SandboxMode, SourceConfig, Tokenizer, ToolOutputConfig, deserialize_model_ref,
+    AgentConfig, AgentMode, CommandConfig, CompactionConfig, Config, Cost, MarketplaceConfig,
+    McpConfig, McpEntryError, McpServer, ModelConfig, PluginConfig, ProviderConfig, ProviderKind,
+    RetryConfig, SandboxConfig, SandboxMode, SourceConfig, Tokenizer, ToolOutputConfig,
+    deserialize_model_ref,
 };
 pub use warning::Warning;

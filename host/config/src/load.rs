@@ -1,8 +1,11 @@
 //! Finding, layering and validating the configuration files.
 //!
-//! Sources, later wins: the global file, every `ward.toml` from the filesystem
+//! Sources, later wins: OpenCode's global `opencode.json(c)`, the global file,
+//! the project's `opencode.json(c)`, every `ward.toml` from the filesystem
 //! root down to the working directory, the project's `.ward/ward.toml`, the
-//! file named by `WARD_CONFIG`, then the inline `WARD_CONFIG_CONTENT`.
+//! file named by `WARD_CONFIG`, then the inline `WARD_CONFIG_CONTENT`. Each
+//! OpenCode file sits just below Ward's own file of the same scope, so
+//! `ward.toml` wins where both say something.
 //!
 //! Each layer is substituted, parsed and validated on its own before merging,
 //! so an unknown key or a wrong type is reported at the exact file, line and
@@ -13,9 +16,11 @@ use std::path::{Path, PathBuf};
 use crate::diagnose::Source;
 use crate::error::ConfigError;
 use crate::merge::merge;
+use crate::opencode_json::{self, is_opencode_file};
 use crate::origin::Origins;
 use crate::schema::Config;
 use crate::substitute::{EnvLookup, resolve_path, substitute};
+use crate::warning::Warning;
 
 /// Name under which inline `WARD_CONFIG_CONTENT` appears in errors and sources.
 pub const INLINE_SOURCE: &str = "WARD_CONFIG_CONTENT";
@@ -33,6 +38,8 @@ pub struct LoadedConfig {
     pub project_root: PathBuf,
     /// Where each key was set, for errors found after layering.
     pub origins: Origins,
+    /// Settings of OpenCode files that Ward does not act on, each located.
+    pub warnings: Vec<Warning>,
 }
 
 /// Loads the configuration for `cwd` using the process environment.
@@ -54,16 +61,24 @@ pub fn load_with_env(cwd: &Path, env: EnvLookup<'_>) -> Result<LoadedConfig, Con
     let mut merged = toml::Table::new();
     let mut sources = Vec::new();
     let mut origins = Origins::default();
+    let mut warnings = Vec::new();
     for file in layer_files(&cwd, &project_root, env) {
         let text = std::fs::read_to_string(&file).map_err(|source| ConfigError::Io {
             file: file.clone(),
             source,
         })?;
         let base_dir = file.parent().unwrap_or(&cwd);
-        merge(
-            &mut merged,
-            layer(&file, &text, base_dir, env, &mut origins)?,
-        );
+        let table = if is_opencode_file(&file) {
+            let converted = opencode_json::layer(&file, &text, base_dir, env)?;
+            for (path, at) in converted.origins {
+                origins.insert(path, at);
+            }
+            warnings.extend(converted.warnings);
+            converted.table
+        } else {
+            layer(&file, &text, base_dir, env, &mut origins)?
+        };
+        merge(&mut merged, table);
         sources.push(file);
     }
     if let Some(content) = env(INLINE_SOURCE) {
@@ -79,6 +94,7 @@ pub fn load_with_env(cwd: &Path, env: EnvLookup<'_>) -> Result<LoadedConfig, Con
         sources,
         project_root,
         origins,
+        warnings,
     })
 }
 
@@ -127,9 +143,19 @@ pub fn project_root(cwd: &Path) -> PathBuf {
 /// is read once, at its highest-precedence position.
 fn layer_files(cwd: &Path, project_root: &Path, env: EnvLookup<'_>) -> Vec<PathBuf> {
     let mut files = Vec::new();
+    let opencode_files = |dir: &Path| {
+        opencode_json::FILE_NAMES
+            .iter()
+            .map(|name| dir.join(name))
+            .collect::<Vec<_>>()
+    };
     if let Some(dir) = global_config_dir(env) {
+        if let Some(opencode) = crate::opencode::global_dir(&dir) {
+            files.extend(opencode_files(&opencode));
+        }
         files.push(dir.join("ward.toml"));
     }
+    files.extend(opencode_files(project_root));
     let mut walked: Vec<PathBuf> = cwd.ancestors().map(|dir| dir.join("ward.toml")).collect();
     walked.reverse();
     files.extend(walked);

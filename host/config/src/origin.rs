@@ -33,6 +33,17 @@ impl Origins {
         paths.iter().find_map(|path| self.get(path))
     }
 
+    /// Records that one layer set the key at `path` at `at`, overriding earlier
+    /// layers' location for it.
+    pub(crate) fn insert(&mut self, path: Vec<String>, at: Located) {
+        self.keys.insert(path, at);
+    }
+
+    /// Every recorded key path with its location, in key order.
+    pub fn iter(&self) -> impl Iterator<Item = (&[String], &Located)> {
+        self.keys.iter().map(|(path, at)| (path.as_slice(), at))
+    }
+
     /// Records the keys of one layer, overriding earlier layers' locations.
     pub(crate) fn record(&mut self, source: &Source<'_>) {
         // The layer was parsed successfully just before, so this cannot fail;

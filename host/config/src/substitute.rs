@@ -242,6 +242,35 @@ pub(crate) fn resolve_path(path: &str, base_dir: &Path, env: EnvLookup<'_>) -> O
     Some(base_dir.join(path))
 }
 
+/// Replaces `{env:VAR}` and `{file:path}` tokens in one already-decoded string
+/// value (of a JSON file, where there is no TOML string to escape for): the value
+/// is inserted as it is, and never scanned again. `at` locates the value.
+pub(crate) fn substitute_value(
+    value: &str,
+    base_dir: &Path,
+    env: EnvLookup<'_>,
+    at: impl Fn() -> Located,
+) -> Result<String, ConfigError> {
+    let mut out = String::with_capacity(value.len());
+    let mut rest = value;
+    while let Some(start) = rest.find('{') {
+        out.push_str(&rest[..start]);
+        rest = &rest[start..];
+        match Token::parse(rest) {
+            Some(token) => {
+                out.push_str(&token.resolve(base_dir, env, &at)?);
+                rest = &rest[token.len..];
+            }
+            None => {
+                out.push('{');
+                rest = &rest[1..];
+            }
+        }
+    }
+    out.push_str(rest);
+    Ok(out)
+}
+
 /// Encodes `value` for the context its token was found in.
 fn encode(
     value: &str,

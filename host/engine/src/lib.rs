@@ -21,6 +21,7 @@ mod events;
 pub mod manage;
 pub mod model;
 mod options;
+mod origins;
 pub mod paths;
 mod plugins;
 mod questions;
@@ -35,6 +36,7 @@ pub mod workspace;
 pub use engine::{Engine, Opened, PendingPrompt, PromptRequest, Turn, open_store};
 pub use error::{AgentError, EngineError, ModelError};
 pub use options::EngineOptions;
+pub use origins::located_rules;
 pub use workspace::{Settings, Workspace, primary_agent, rules};
 
 // What frontends name in what they render and answer, so they need not depend on

@@ -313,7 +313,13 @@ impl Settings {
             None => crate::paths::data_dir()?,
         };
         let global = ward_config::global_config_dir(&|k| std::env::var(k).ok());
-        let (commands, warnings) = CommandRegistry::load(&config.project_root, global.as_deref());
+        let (commands, mut warnings) = CommandRegistry::load_with_config(
+            &config.project_root,
+            global.as_deref(),
+            Some(&config),
+        );
+        // OpenCode settings Ward does not act on are reported with the rest.
+        warnings.splice(0..0, config.warnings.iter().cloned());
         Ok(Settings {
             config,
             rules,

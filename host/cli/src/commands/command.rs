@@ -23,6 +23,7 @@ pub async fn run(command: CommandCommand) -> Result<ExitCode> {
         let source = match &c.source {
             CommandSource::Builtin => "built-in".to_string(),
             CommandSource::File { path } => inert_line(&path.display().to_string()).into_owned(),
+            CommandSource::Config { at } => inert_line(&at.to_string()).into_owned(),
         };
         let agent = c
             .agent

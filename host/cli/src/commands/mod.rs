@@ -4,6 +4,7 @@ pub mod acp;
 pub mod agent;
 pub mod chat;
 pub mod command;
+pub mod config;
 pub mod mcp;
 pub mod mcp_serve;
 pub mod models;

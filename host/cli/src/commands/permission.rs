@@ -25,7 +25,15 @@ pub fn run(command: PermissionCommand) -> Result<ExitCode> {
         PermissionCommand::Explain { tool, pattern } => {
             let cwd = std::env::current_dir()?;
             let config = ward_config::load(&cwd)?;
-            let layers = ward_engine::rules(&config)?;
+            super::warn(
+                &config
+                    .warnings
+                    .iter()
+                    .map(ToString::to_string)
+                    .collect::<Vec<_>>(),
+            );
+            // Each configured rule is named by the file and line it was written at.
+            let layers = ward_engine::located_rules(&config)?;
             let key = ward_permission::permission_key(&tool);
             out!("{}", ward_permission::explain(key, &pattern, &layers));
             Ok(ExitCode::SUCCESS)

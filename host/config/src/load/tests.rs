@@ -270,3 +270,62 @@ fn conflicts_only_visible_after_merging_are_reported_without_a_location() {
         "merged configuration is invalid: invalid type: integer `3`, expected a string"
     );
 }
+
+#[test]
+fn opencode_files_sit_just_below_ward_files_of_their_scope() {
+    let tree = Tree::new();
+    tree.dir.write(
+        "xdg/opencode/opencode.json",
+        "{ \"small_model\": \"ocg/s\", \"model\": \"ocg/m\" }",
+    );
+    tree.dir.write(
+        "ws/proj/opencode.jsonc",
+        "{\n  // project\n  \"model\": \"ocp/m\",\n  \"permission\": { \"bash\": { \"rm *\": \"deny\" } },\n  \"default_agent\": \"build\",\n  \"theme\": \"dark\",\n}\n",
+    );
+    let loaded = tree.load(&[]).unwrap();
+    let sources: Vec<PathBuf> = loaded.sources.clone();
+    assert_eq!(
+        sources,
+        [
+            tree.path("xdg/opencode/opencode.json"),
+            tree.path("xdg/ward/ward.toml"),
+            tree.path("ws/proj/opencode.jsonc"),
+            tree.path("ws/ward.toml"),
+            tree.path("ws/proj/ward.toml"),
+            tree.path("ws/proj/.ward/ward.toml"),
+        ]
+    );
+    // Ward's files win where both say something...
+    assert_eq!(loaded.config.model.as_deref(), Some("dotward/m"));
+    assert_eq!(loaded.config.default_agent.as_deref(), Some("plan"));
+    // ...and the project's OpenCode file wins over the global Ward file.
+    assert_eq!(loaded.config.small_model.as_deref(), Some("outer/s"));
+    let bash = loaded.config.permission["bash"].as_table().unwrap();
+    let rules: Vec<_> = bash.keys().cloned().collect();
+    assert_eq!(rules, ["git status", "rm *", "*"]);
+    let at = loaded.origins.get(&["permission", "bash", "rm *"]).unwrap();
+    assert_eq!(at.file, tree.path("ws/proj/opencode.jsonc"));
+    assert_eq!((at.line, at.column), (4, 29));
+    let warnings: Vec<String> = loaded.warnings.iter().map(ToString::to_string).collect();
+    assert_eq!(warnings.len(), 1, "{warnings:?}");
+    assert!(
+        warnings[0].starts_with(&format!(
+            "{}:6:3: \"theme\"",
+            tree.path("ws/proj/opencode.jsonc").display()
+        )),
+        "{warnings:?}"
+    );
+}
+
+#[test]
+fn a_malformed_opencode_file_stops_loading_at_its_position() {
+    let tree = Tree::new();
+    tree.dir
+        .write("ws/proj/opencode.json", "{\n  \"model\": \"a/b\",,\n}");
+    let err = tree.load(&[]).err().unwrap().to_string();
+    let file = tree.path("ws/proj/opencode.json");
+    assert!(
+        err.starts_with(&format!("{}:2:18: invalid JSON", file.display())),
+        "{err}"
+    );
+}

@@ -27,6 +27,7 @@
 
 mod agent;
 mod check;
+mod command;
 mod marketplace;
 mod mcp;
 mod provider;
@@ -40,6 +41,7 @@ use serde::{Deserialize, Serialize};
 
 pub use agent::{AgentConfig, AgentMode};
 pub use check::model_ref as deserialize_model_ref;
+pub use command::CommandConfig;
 pub use marketplace::{MarketplaceConfig, SourceConfig};
 pub use mcp::{McpConfig, McpEntryError, McpServer};
 pub use provider::{Cost, ModelConfig, ProviderConfig, ProviderKind, Tokenizer};
@@ -92,6 +94,8 @@ pub struct Config {
     pub retry: RetryConfig,
     /// MCP servers whose tools are offered as `NAME_tool`, by server name.
     pub mcp: BTreeMap<String, McpConfig>,
+    /// Commands defined here rather than in markdown files, by command name.
+    pub command: BTreeMap<String, CommandConfig>,
 }
 
 /// `[plugins.NAME]`: what a person allows one plugin to do.

@@ -1,0 +1,128 @@
+//! The merged configuration as `key = value` lines, each with the place that set
+//! it, for `ward config show`.
+//!
+//! Every leaf of the effective [`Config`](crate::Config) is listed — including
+//! values no file set, marked as defaults — under its dotted TOML key, with the
+//! `file:line:column` of the highest-precedence layer that wrote it (a
+//! `ward.toml` or an OpenCode file). Secrets (`api_key`, header and environment
+//! values) are not printed, only whether they are set.
+
+use crate::error::Located;
+use crate::load::LoadedConfig;
+
+/// One line of `ward config show`.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Setting {
+    /// The dotted key, quoted where TOML needs it (`permission.bash."git *"`).
+    pub key: String,
+    /// The value as TOML (or `(hidden)` for a secret).
+    pub value: String,
+    /// Where it was set; `None` for a built-in default.
+    pub origin: Option<Located>,
+}
+
+/// Every leaf of the merged configuration with its origin, in key order.
+pub fn settings(loaded: &LoadedConfig) -> Vec<Setting> {
+    let mut out = Vec::new();
+    // Serializing the schema's own types cannot fail; an empty list would merely
+    // show nothing.
+    if let Ok(toml::Value::Table(table)) = toml::Value::try_from(&loaded.config) {
+        walk(&table, &mut Vec::new(), loaded, &mut out);
+    }
+    out
+}
+
+fn walk(
+    table: &toml::Table,
+    path: &mut Vec<String>,
+    loaded: &LoadedConfig,
+    out: &mut Vec<Setting>,
+) {
+    for (key, value) in table {
+        path.push(key.clone());
+        match value {
+            toml::Value::Table(inner) if !inner.is_empty() => walk(inner, path, loaded, out),
+            _ => {
+                let keys: Vec<&str> = path.iter().map(String::as_str).collect();
+                let value = if is_secret(&keys) {
+                    "(hidden)".to_owned()
+                } else {
+                    value.to_string()
+                };
+                out.push(Setting {
+                    key: path.iter().map(|k| quote(k)).collect::<Vec<_>>().join("."),
+                    value,
+                    origin: loaded.origins.get(&keys).cloned(),
+                });
+            }
+        }
+        path.pop();
+    }
+}
+
+/// API keys, and header and environment values, which commonly hold tokens.
+fn is_secret(path: &[&str]) -> bool {
+    path.last() == Some(&"api_key")
+        || path
+            .iter()
+            .rev()
+            .nth(1)
+            .is_some_and(|parent| *parent == "headers" || *parent == "environment")
+}
+
+/// A key as TOML needs it written.
+fn quote(key: &str) -> String {
+    let bare = !key.is_empty()
+        && key
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '-');
+    if bare {
+        key.to_owned()
+    } else {
+        toml::Value::String(key.to_owned()).to_string()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::testutil::{TempDir, env};
+
+    #[test]
+    fn each_value_names_the_file_and_line_that_set_it() {
+        let dir = TempDir::new();
+        dir.write(".git/HEAD", "");
+        dir.write(
+            "opencode.json",
+            "{\n  \"model\": \"oc/m\",\n  \"small_model\": \"oc/s\",\n  \"provider\": { \"oc\": { \"options\": { \"apiKey\": \"sk-1\" } } }\n}",
+        );
+        dir.write(
+            "ward.toml",
+            "model = \"w/m\"\n[permission]\nbash = { \"git *\" = \"deny\" }\n",
+        );
+        let loaded = crate::load_with_env(dir.path(), &env(&[])).unwrap();
+        let shown: Vec<String> = settings(&loaded)
+            .iter()
+            .map(|s| {
+                let origin = s.origin.as_ref().map_or("default".to_owned(), |at| {
+                    format!(
+                        "{}:{}",
+                        at.file.file_name().unwrap().to_string_lossy(),
+                        at.line
+                    )
+                });
+                format!("{} = {} @ {origin}", s.key, s.value)
+            })
+            .collect();
+        for line in [
+            "model = \"w/m\" @ ward.toml:1",
+            "small_model = \"oc/s\" @ opencode.json:3",
+            "permission.bash.\"git *\" = \"deny\" @ ward.toml:3",
+            "provider.oc.api_key = (hidden) @ opencode.json:4",
+            "compaction.auto = true @ default",
+        ] {
+            assert!(shown.contains(&line.to_owned()), "{line} not in {shown:#?}");
+        }
+        assert!(!shown.iter().any(|l| l.contains("sk-1")));
+    }
+}
