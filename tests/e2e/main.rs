@@ -33,3 +33,4 @@ mod skills;
 mod subagents;
 mod titles;
 mod tools;
+mod tui;

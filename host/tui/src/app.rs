@@ -19,7 +19,7 @@ use crossterm::event::{
 use futures_util::StreamExt;
 use tokio::sync::broadcast::error::{RecvError, TryRecvError};
 use tokio::task::JoinSet;
-use ward_engine::{Engine, EngineError, Event, PromptRequest, Reply, Session, Turn};
+use ward_engine::{Engine, Event, PromptRequest, Reply, Session};
 use ward_plugin::sandbox::needs_a_person;
 use ward_store::Store;
 
@@ -27,6 +27,7 @@ use crate::conversation::Conversation;
 use crate::dialog::{Key, Open, Step};
 use crate::error::TuiError;
 use crate::input::Input;
+use crate::slash::{self, Catalog};
 use crate::terminal::Screen;
 
 /// How often the spinner turns while the agent works.
@@ -47,6 +48,10 @@ pub struct Options {
 
 /// Everything a frame shows.
 pub struct State {
+    /// The session shown, prompts go to.
+    pub session: Session,
+    /// Every `/command` that can be typed.
+    pub catalog: Catalog,
     /// The conversation.
     pub conv: Conversation,
     /// The prompt being typed.
@@ -61,6 +66,8 @@ pub struct State {
     agents: Vec<String>,
     /// The model prompts go to, until one answers.
     pub model: String,
+    /// The model `/models` chose, if one was.
+    pub model_choice: Option<String>,
     /// The model's context window, if known.
     pub window: Option<u64>,
     /// Lines scrolled back from the newest (clamped when drawn).
@@ -70,9 +77,9 @@ pub struct State {
     /// Ticks so far (the spinner's frame).
     pub frame: usize,
     /// Prompts sent and not finished.
-    running: usize,
+    pub(crate) running: usize,
     /// Set to leave.
-    quit: bool,
+    pub(crate) quit: bool,
 }
 
 impl State {
@@ -81,6 +88,8 @@ impl State {
         let config = &engine.workspace().config;
         let model = ward_engine::model::resolve(config, options.request.model.as_deref()).ok();
         State {
+            session: session.clone(),
+            catalog: Catalog::new(engine),
             conv: Conversation::new(&session.id),
             input: Input::default(),
             answer: Input::default(),
@@ -101,6 +110,7 @@ impl State {
                 .as_ref()
                 .map(|m| format!("{}/{}", m.provider, m.model))
                 .unwrap_or_default(),
+            model_choice: None,
             window: model.and_then(|m| m.limits.context),
             scroll: Cell::new(0),
             page: Cell::new(0),
@@ -116,8 +126,8 @@ impl State {
     }
 
     /// Shows what `session` already holds (a continued session).
-    fn load_history(&mut self, engine: &Engine, session: &Session) -> Result<(), TuiError> {
-        for message in engine.store().messages(&session.id, None)? {
+    pub(crate) fn load_history(&mut self, engine: &Engine) -> Result<(), TuiError> {
+        for message in engine.store().messages(&self.session.id, None)? {
             self.conv
                 .apply(&Event::MessageUpdated { info: message.info });
             for part in message.parts {
@@ -129,11 +139,13 @@ impl State {
 }
 
 /// What the loop works with besides the state.
-struct Ctx<'a> {
-    engine: &'a Engine,
-    session: &'a Session,
-    options: &'a Options,
-    prompts: &'a mut JoinSet<Result<Turn, EngineError>>,
+pub(crate) struct Ctx<'a> {
+    /// The engine.
+    pub(crate) engine: &'a Engine,
+    /// How prompts are addressed.
+    pub(crate) options: &'a Options,
+    /// Prompts and compactions running: each ends with what went wrong, if anything.
+    pub(crate) prompts: &'a mut JoinSet<Option<String>>,
 }
 
 /// Runs the UI on the terminal until the user leaves.
@@ -142,7 +154,7 @@ pub async fn run(engine: Engine, session: Session, options: Options) -> Result<(
     // Questions are answered here while the UI runs; dropped, they are dismissed.
     let answerer = engine.question_answerer();
     let mut state = State::new(&engine, &session, &options);
-    state.load_history(&engine, &session)?;
+    state.load_history(&engine)?;
     for notice in &options.notices {
         state.conv.notice(format!("warning: {notice}"));
     }
@@ -167,7 +179,6 @@ pub async fn run(engine: Engine, session: Session, options: Options) -> Result<(
                 Some(Ok(event)) => {
                     let mut ctx = Ctx {
                         engine: &engine,
-                        session: &session,
                         options: &options,
                         prompts: &mut prompts,
                     };
@@ -194,7 +205,7 @@ pub async fn run(engine: Engine, session: Session, options: Options) -> Result<(
             }
             Some(done) = prompts.join_next(), if !prompts.is_empty() => {
                 state.running = state.running.saturating_sub(1);
-                if let Ok(Err(e)) = done {
+                if let Ok(Some(e)) = done {
                     state.conv.notice(format!("error: {e}"));
                 }
                 dirty = true;
@@ -209,7 +220,7 @@ pub async fn run(engine: Engine, session: Session, options: Options) -> Result<(
         open.dismiss(&engine);
     }
     drop(answerer);
-    engine.abort(&session.id);
+    engine.abort(&state.session.id);
     drop(screen);
     while prompts.join_next().await.is_some() {}
     result
@@ -242,7 +253,7 @@ impl State {
             | Event::QuestionReplied { id, .. }
             | Event::QuestionRejected { id, .. } => {
                 let before = self.open.len();
-                let head = self.open.front().map(|o| o.id() == id).unwrap_or(false);
+                let head = self.open.front().is_some_and(|o| o.id() == id);
                 self.open.retain(|open| open.id() != id);
                 if head {
                     self.answer.take();
@@ -274,7 +285,7 @@ impl State {
         let ctrl = key.modifiers.contains(KeyModifiers::CONTROL);
         match key.code {
             KeyCode::Char('c') if ctrl => {
-                if !ctx.engine.abort(&ctx.session.id) && self.running == 0 {
+                if !ctx.engine.abort(&self.session.id) && self.running == 0 {
                     self.quit = true;
                 }
                 return true;
@@ -305,12 +316,25 @@ impl State {
         let page = self.page.get().max(1);
         match key.code {
             KeyCode::Esc => {
-                ctx.engine.abort(&ctx.session.id);
+                ctx.engine.abort(&self.session.id);
             }
             KeyCode::Enter => self.submit(ctx),
             // The next prompt goes to the other agent; the engine tells the model of
             // the switch (the plan/build reminders), as for any change of agent.
-            KeyCode::Tab => self.cycle_agent(1),
+            KeyCode::Tab => {
+                let first = self
+                    .catalog
+                    .completions(self.input.text())
+                    .first()
+                    .map(|(n, _)| n.clone());
+                match first {
+                    Some(name) => {
+                        self.input.take();
+                        self.input.paste(&format!("/{name} "));
+                    }
+                    None => self.cycle_agent(1),
+                }
+            }
             KeyCode::BackTab => self.cycle_agent(self.agents.len().saturating_sub(1)),
             KeyCode::Char('o') if ctrl => {
                 if let Some(tool) = self.conv.last_tool_mut() {
@@ -336,6 +360,11 @@ impl State {
         true
     }
 
+    /// The primary agents, for `/agents`.
+    pub(crate) fn agents(&self) -> &[String] {
+        &self.agents
+    }
+
     /// Selects the primary agent `by` places after the current one.
     fn cycle_agent(&mut self, by: usize) {
         let count = self.agents.len();
@@ -352,27 +381,36 @@ impl State {
         }
     }
 
-    /// Sends what is typed: a prompt to the engine (joining the running loop if the
-    /// agent works), or `/exit`.
+    /// Sends what is typed: one of the UI's commands, else a prompt to the engine
+    /// (joining the running loop if the agent works).
     fn submit(&mut self, ctx: &mut Ctx<'_>) {
         let typed = self.input.take();
         let text = typed.trim();
         if text.is_empty() {
             return;
         }
-        if text == "/exit" {
-            self.quit = true;
+        self.scroll.set(0);
+        if let Some(command) = slash::builtin(text) {
+            self.builtin(command, ctx);
             return;
         }
-        self.scroll.set(0);
         let request = PromptRequest {
             text: text.to_string(),
             agent: Some(self.agent.clone()),
+            model: self
+                .model_choice
+                .clone()
+                .or_else(|| ctx.options.request.model.clone()),
             ..ctx.options.request.clone()
         };
-        let (engine, session) = (ctx.engine.clone(), ctx.session.clone());
+        let (engine, session) = (ctx.engine.clone(), self.session.clone());
         self.running += 1;
-        ctx.prompts
-            .spawn(async move { engine.prompt(&session, request).await });
+        ctx.prompts.spawn(async move {
+            engine
+                .prompt(&session, request)
+                .await
+                .err()
+                .map(|e| e.to_string())
+        });
     }
 }

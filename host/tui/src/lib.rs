@@ -9,11 +9,13 @@
 //! `app` the event loop tying them together.
 
 mod app;
+mod builtins;
 mod conversation;
 mod dialog;
 mod error;
 mod input;
 pub mod safe;
+mod slash;
 mod terminal;
 mod view;
 mod wrap;

@@ -33,6 +33,8 @@ pub fn draw(frame: &mut Frame<'_>, state: &State) {
     conversation(frame, state, body);
     if let Some(open) = state.open.front() {
         dialog(frame, open.render(), body);
+    } else {
+        completions(frame, state, body);
     }
     input_box(frame, state, input);
     status_line(frame, state, status);
@@ -199,6 +201,46 @@ fn dialog(frame: &mut Frame<'_>, (title, lines): (String, Vec<Line<'static>>), a
             .wrap(Wrap { trim: false }),
         rect,
     );
+}
+
+/// The most commands the completion list shows.
+const COMPLETIONS: usize = 8;
+
+/// The commands what is typed may complete to, over the foot of the conversation
+/// (Tab takes the first).
+fn completions(frame: &mut Frame<'_>, state: &State, area: Rect) {
+    let matches = state.catalog.completions(state.input.text());
+    if matches.is_empty() || area.width < 3 || area.height < 3 {
+        return;
+    }
+    let dim = Style::default().add_modifier(Modifier::DIM);
+    let lines: Vec<Line<'static>> = matches
+        .iter()
+        .take(COMPLETIONS)
+        .enumerate()
+        .map(|(i, (name, description))| {
+            let style = if i == 0 {
+                Style::default().add_modifier(Modifier::REVERSED)
+            } else {
+                Style::default()
+            };
+            Line::from(vec![
+                Span::styled(format!("/{}", safe::line(name)), style),
+                Span::styled(format!("  {}", safe::line(description)), dim),
+            ])
+        })
+        .collect();
+    let height = u16::try_from(lines.len() + 2)
+        .unwrap_or(u16::MAX)
+        .min(area.height);
+    let rect = Rect {
+        y: area.y + area.height - height,
+        height,
+        ..area
+    };
+    frame.render_widget(Clear, rect);
+    let block = Block::bordered().title(" commands (Tab completes) ");
+    frame.render_widget(Paragraph::new(lines).block(block), rect);
 }
 
 /// The line being typed (the prompt, or the open dialog's answer), scrolled so the
