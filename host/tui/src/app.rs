@@ -63,7 +63,7 @@ pub struct State {
     /// The agent prompts go to.
     pub agent: String,
     /// The primary agents Tab cycles through (visible ones, by name).
-    agents: Vec<String>,
+    pub(crate) agents: Vec<String>,
     /// The model prompts go to, until one answers.
     pub model: String,
     /// The model `/models` chose, if one was.

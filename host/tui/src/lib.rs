@@ -18,6 +18,8 @@ pub mod safe;
 mod slash;
 mod terminal;
 mod view;
+#[cfg(test)]
+mod view_tests;
 mod wrap;
 
 pub use app::{Options, run};

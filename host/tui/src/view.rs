@@ -61,7 +61,9 @@ pub fn conversation_lines(state: &State, width: usize) -> Vec<Line<'static>> {
     let mut previous_tool = false;
     for entry in &state.conv.entries {
         let is_tool = matches!(entry, Entry::Tool(_));
-        if !out.is_empty() && !(is_tool && previous_tool) {
+        // A blank line between entries, except within a run of tool calls.
+        let in_a_run = is_tool && previous_tool;
+        if !out.is_empty() && !in_a_run {
             out.push(Line::from(""));
         }
         previous_tool = is_tool;

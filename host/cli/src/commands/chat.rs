@@ -44,7 +44,10 @@ pub struct ChatArgs {
 
 /// Runs the interactive mode until `/exit` or end of input.
 pub async fn run(args: ChatArgs) -> Result<ExitCode> {
-    if !args.no_tui && std::io::stdin().is_terminal() && std::io::stdout().is_terminal() {
+    if !args.no_tui
+        && std::io::stdin().is_terminal()
+        && ward_term::is_terminal(ward_term::Stream::Stdout)
+    {
         return super::tui::run(args).await;
     }
     let engine = Engine::open(args.common.engine_options()?).await?;
