@@ -34,3 +34,4 @@ mod skills;
 mod subagents;
 mod titles;
 mod tools;
+mod tui;

@@ -57,6 +57,17 @@ async fn handle(
             start_stream(&mut sock).await?;
             write_slowly(&mut sock, render(wire, &items, usage).as_bytes()).await
         }
+        Some(Turn::Paced { items, pause }) => {
+            start_stream(&mut sock).await?;
+            let body = render(wire, &items, Default::default());
+            // One server-sent event at a time: each text item is one delta.
+            for piece in body.split_inclusive("\n\n") {
+                sock.write_all(piece.as_bytes()).await?;
+                sock.flush().await?;
+                tokio::time::sleep(pause).await;
+            }
+            sock.shutdown().await
+        }
         Some(Turn::Raw(body)) => {
             start_stream(&mut sock).await?;
             write_slowly(&mut sock, body.as_bytes()).await

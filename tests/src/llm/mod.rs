@@ -101,6 +101,15 @@ pub enum Turn {
     /// A response body streamed as given, whatever the wire: a recorded provider
     /// stream ([`recorded_stream`]).
     Raw(String),
+    /// A complete streamed reply sent in small pieces with `pause` between them: a
+    /// model streaming slowly (the terminal UI's tests resize it mid-stream, its
+    /// benchmark measures keystrokes while text streams).
+    Paced {
+        /// Its content, in order.
+        items: Vec<Item>,
+        /// The wait between pieces.
+        pause: std::time::Duration,
+    },
 }
 
 impl Turn {

@@ -36,10 +36,20 @@ use crate::prompt::{parse_answer, question};
 pub struct ChatArgs {
     #[command(flatten)]
     pub common: LoopArgs,
+    /// Keep to the line mode on a terminal too (the full-screen UI opens when both
+    /// standard input and output are terminals).
+    #[arg(long)]
+    pub no_tui: bool,
 }
 
 /// Runs the interactive mode until `/exit` or end of input.
 pub async fn run(args: ChatArgs) -> Result<ExitCode> {
+    if !args.no_tui
+        && std::io::stdin().is_terminal()
+        && ward_term::is_terminal(ward_term::Stream::Stdout)
+    {
+        return super::tui::run(args).await;
+    }
     let engine = Engine::open(args.common.engine_options()?).await?;
     print_warnings(&engine);
     let session = match &args.common.session_id()? {

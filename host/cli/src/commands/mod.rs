@@ -15,6 +15,7 @@ pub mod serve;
 pub mod session;
 pub mod skill;
 pub mod tool;
+pub mod tui;
 
 use anyhow::Result;
 use ward_engine::Workspace;

@@ -1,0 +1,141 @@
+//! What the UI's own slash commands do (see `slash` for which they are): a new
+//! session, help, the lists of sessions, models and agents (and switching to one),
+//! compaction and export. Their answers are notes in the conversation.
+
+use crate::app::{Ctx, State};
+use crate::conversation::Conversation;
+use crate::slash::Builtin;
+
+/// The most sessions `/sessions` lists.
+const SESSIONS_LISTED: usize = 15;
+
+impl State {
+    /// Runs one of the UI's commands.
+    pub(crate) fn builtin(&mut self, command: Builtin, ctx: &mut Ctx<'_>) {
+        match command {
+            Builtin::Exit => self.quit = true,
+            Builtin::Help => self.conv.notice(self.catalog.help()),
+            Builtin::New => match ctx.engine.create_session(Some(&self.agent)) {
+                Ok(session) => self.show_session(session, ctx),
+                Err(e) => self.conv.notice(format!("error: {e}")),
+            },
+            Builtin::Sessions(None) => self.list_sessions(ctx),
+            Builtin::Sessions(Some(id)) => match ctx.engine.session(&id) {
+                Ok(session) => self.show_session(session, ctx),
+                Err(e) => self.conv.notice(format!("error: {e}")),
+            },
+            Builtin::Models(None) => self.list_models(ctx),
+            Builtin::Models(Some(choice)) => {
+                let config = &ctx.engine.workspace().config;
+                match ward_engine::model::resolve(config, Some(&choice)) {
+                    Ok(model) => {
+                        self.model = format!("{}/{}", model.provider, model.model);
+                        self.window = model.limits.context;
+                        self.conv.model = None;
+                        self.model_choice = Some(choice);
+                        self.conv.notice(format!("model: {}", self.model));
+                    }
+                    Err(e) => self.conv.notice(format!("error: {e}")),
+                }
+            }
+            Builtin::Agents(None) => {
+                let mut out = String::from("Primary agents (Tab switches):");
+                for name in self.agents() {
+                    let mark = if *name == self.agent {
+                        " (current)"
+                    } else {
+                        ""
+                    };
+                    out.push_str(&format!("\n  {name}{mark}"));
+                }
+                out.push_str("\nSubagents (@name in a prompt):");
+                for agent in ctx.engine.workspace().agents.subagents() {
+                    out.push_str(&format!("\n  {}", agent.name));
+                }
+                self.conv.notice(out);
+            }
+            Builtin::Agents(Some(name)) => {
+                if self.agents().contains(&name) {
+                    self.agent = name;
+                } else {
+                    self.conv.notice(format!(
+                        "error: `{name}` is not a primary agent (/agents lists them)"
+                    ));
+                }
+            }
+            Builtin::Compact => {
+                let (engine, session) = (ctx.engine.clone(), self.session.clone());
+                let model = self.model_choice.clone();
+                self.running += 1;
+                ctx.prompts.spawn(async move {
+                    engine
+                        .compact(&session, model.as_deref())
+                        .await
+                        .err()
+                        .map(|e| e.to_string())
+                });
+            }
+            Builtin::Export(file) => {
+                let path = file.unwrap_or_else(|| format!("{}.json", self.session.id));
+                let written = ctx
+                    .engine
+                    .export_session(&self.session.id)
+                    .map_err(|e| e.to_string())
+                    .and_then(|export| {
+                        serde_json::to_vec_pretty(&export).map_err(|e| e.to_string())
+                    })
+                    .and_then(|bytes| std::fs::write(&path, bytes).map_err(|e| e.to_string()));
+                self.conv.notice(match written {
+                    Ok(()) => format!("exported to {path}"),
+                    Err(e) => format!("error: exporting to {path}: {e}"),
+                });
+            }
+        }
+    }
+
+    /// Shows `session` (new or continued) instead of the current one.
+    fn show_session(&mut self, session: ward_engine::Session, ctx: &Ctx<'_>) {
+        // A turn of the session left keeps running; its events are no longer shown.
+        self.conv = Conversation::new(&session.id);
+        self.session = session;
+        if let Err(e) = self.load_history(ctx.engine) {
+            self.conv.notice(format!("error: {e}"));
+        }
+        self.conv.notice(format!("session {}", self.session.id));
+    }
+
+    /// The project's sessions, newest first.
+    fn list_sessions(&mut self, ctx: &Ctx<'_>) {
+        let mut sessions = match ctx.engine.sessions() {
+            Ok(sessions) => sessions,
+            Err(e) => return self.conv.notice(format!("error: {e}")),
+        };
+        sessions.retain(|s| s.parent_id.is_none() && s.directory == self.session.directory);
+        sessions.sort_by_key(|s| std::cmp::Reverse(s.time.updated));
+        let mut out = String::from("Sessions (/sessions ID continues one):");
+        for s in sessions.iter().take(SESSIONS_LISTED) {
+            let mark = if s.id == self.session.id {
+                " (current)"
+            } else {
+                ""
+            };
+            out.push_str(&format!("\n  {}  {}{mark}", s.id, s.title));
+        }
+        self.conv.notice(out);
+    }
+
+    /// The models the configuration names.
+    fn list_models(&mut self, ctx: &Ctx<'_>) {
+        let config = &ctx.engine.workspace().config.config;
+        let mut out = format!(
+            "Model now: {} (/models PROVIDER/MODEL switches)",
+            self.model
+        );
+        for (provider, p) in &config.provider {
+            for model in p.models.keys() {
+                out.push_str(&format!("\n  {provider}/{model}"));
+            }
+        }
+        self.conv.notice(out);
+    }
+}

@@ -1,0 +1,26 @@
+//! Ward's full-screen terminal UI, a frontend over [`ward_engine::Engine`] like the
+//! server and the ACP bridge: the binary opens the engine and a session and hands
+//! them to [`run`], which owns the terminal until the user leaves.
+//!
+//! The crate is split by job: [`safe`](crate::safe) makes untrusted text cell
+//! content, `conversation` folds the engine's events into what is shown, `wrap` and
+//! `view` lay it out, `input` is the prompt being typed, `dialog` the permission asks
+//! and the model's questions, `terminal` the raw-mode/alternate-screen guard, and
+//! `app` the event loop tying them together.
+
+mod app;
+mod builtins;
+mod conversation;
+mod dialog;
+mod error;
+mod input;
+pub mod safe;
+mod slash;
+mod terminal;
+mod view;
+#[cfg(test)]
+mod view_tests;
+mod wrap;
+
+pub use app::{Options, run};
+pub use error::TuiError;
