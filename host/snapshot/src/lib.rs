@@ -139,12 +139,21 @@ impl Snapshots {
         )?;
         let candidates: BTreeSet<String> = nul_fields(&listed).collect();
         let mut update = Vec::new();
+        let mut gone = Vec::new();
         let mut skipped = Vec::new();
         for path in candidates {
-            match std::fs::symlink_metadata(self.git.work_tree.join(&path)) {
+            // A path under a symlink is not in the project (whatever the link points
+            // at): it is gone from the snapshot, and nothing is read through the link.
+            let meta = if under_symlink(&self.git.work_tree, &path) {
+                None
+            } else {
+                std::fs::symlink_metadata(self.git.work_tree.join(&path)).ok()
+            };
+            let list = match meta {
+                None => &mut gone,
                 // A nested repository or a directory git lists whole: not ours to take.
-                Ok(meta) if meta.is_dir() => continue,
-                Ok(meta) if meta.is_file() && meta.len() > self.max_file_size => {
+                Some(meta) if meta.is_dir() => continue,
+                Some(meta) if meta.is_file() && meta.len() > self.max_file_size => {
                     tracing::warn!(
                         path,
                         size = meta.len(),
@@ -157,14 +166,27 @@ impl Snapshots {
                     });
                     continue;
                 }
-                _ => {}
-            }
-            update.extend_from_slice(path.as_bytes());
-            update.push(0);
+                Some(_) => &mut update,
+            };
+            list.extend_from_slice(path.as_bytes());
+            list.push(0);
+        }
+        if !gone.is_empty() {
+            self.git.run(
+                &["update-index", "--force-remove", "-z", "--stdin"],
+                Some(&gone),
+            )?;
         }
         if !update.is_empty() {
             self.git.run(
-                &["update-index", "--add", "--remove", "-z", "--stdin"],
+                &[
+                    "update-index",
+                    "--add",
+                    "--remove",
+                    "--replace",
+                    "-z",
+                    "--stdin",
+                ],
                 Some(&update),
             )?;
         }
@@ -264,6 +286,23 @@ impl Snapshots {
         clear_stale_index_lock(&self.git.git_dir.join("index.lock"));
         Ok(file)
     }
+}
+
+/// Whether a directory on `rel`'s way under `root` is not a real directory (a
+/// symlink, a file, or missing).
+fn under_symlink(root: &Path, rel: &str) -> bool {
+    let Some(parent) = Path::new(rel).parent() else {
+        return false;
+    };
+    let mut dir = root.to_path_buf();
+    for component in parent.components() {
+        dir.push(component);
+        match std::fs::symlink_metadata(&dir) {
+            Ok(meta) if meta.is_dir() => {}
+            _ => return true,
+        }
+    }
+    false
 }
 
 /// Only a process holding the store's lock runs git on it, so an `index.lock` found
