@@ -30,6 +30,7 @@ mod session;
 mod sessions;
 mod signatures;
 mod skills;
+mod snapshot;
 mod subagents;
 mod titles;
 mod tools;

@@ -24,12 +24,15 @@ mod options;
 pub mod paths;
 mod plugins;
 mod questions;
+mod revert;
 mod runners;
 pub mod sandbox;
 mod sessions;
 pub mod slash;
+mod snapshot;
 mod subagents;
 mod transfer;
+mod summary;
 pub mod workspace;
 
 pub use engine::{Engine, Opened, PendingPrompt, PromptRequest, Turn, open_store};

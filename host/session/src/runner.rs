@@ -108,6 +108,8 @@ pub struct Runner {
     /// Where attachment bytes are kept; `None`: tools' files are not kept (a note
     /// says so).
     pub(crate) blobs: Option<ward_store::Blobs>,
+    /// Where the files are snapshotted around steps that run tools (`None`: not).
+    pub(crate) snapshots: Option<Arc<dyn crate::snapshots::StepSnapshots>>,
 }
 
 /// The compaction agent's settings (`[agent.compaction]`); each unset one falls back

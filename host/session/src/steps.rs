@@ -112,6 +112,12 @@ impl Runner {
                     (call.name.clone(), input)
                 })
                 .collect();
+            // Only a step that runs tools can change files: only it is snapshotted.
+            let before = if output.calls.is_empty() {
+                None
+            } else {
+                self.snapshot_before_tools().await
+            };
             let outcomes = futures_util::future::join_all(
                 output
                     .calls
@@ -120,6 +126,9 @@ impl Runner {
                     .map(|(i, call)| self.run_call(session, &assistant, call, &previous[..i])),
             )
             .await;
+            if let Some(before) = before {
+                self.record_patch(session, &assistant, before).await?;
+            }
             let mut rejected = false;
             for outcome in outcomes {
                 rejected |= outcome?;

@@ -1,0 +1,116 @@
+//! `kill -9` in the middle of a snapshot — Ward and the git process writing the
+//! store, the whole process group — leaves a store the next run snapshots into and
+//! reverts from.
+
+use std::os::unix::process::CommandExt;
+use std::process::Stdio;
+use std::time::{Duration, Instant};
+
+use serde_json::json;
+use ward_store::{PartKind, SqliteStore, Store};
+use ward_tests::Project;
+use ward_tests::llm::{ScriptedLlm, Turn};
+
+/// The store's git directory, once the first snapshot has made it.
+fn store_dir(p: &Project) -> Option<std::path::PathBuf> {
+    std::fs::read_dir(p.data.join("snapshot"))
+        .ok()?
+        .filter_map(Result::ok)
+        .map(|e| e.path())
+        .find(|d| d.join("HEAD").exists())
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_snapshot_killed_midway_leaves_the_store_usable() {
+    let p = Project::new("snapshot-crash");
+    // Enough files that the first snapshot takes a while to write.
+    for i in 0..20_000 {
+        p.write(
+            &format!("many/d{}/f{i}.txt", i / 500),
+            &format!("file {i}\n"),
+        );
+    }
+    p.write("a.txt", "before\n");
+    let llm = ScriptedLlm::start(vec![Turn::tool(
+        "call_1",
+        "bash",
+        json!({"command": "echo after > a.txt", "description": "edit"}),
+    )])
+    .await;
+    llm.configure(&p, "openai-compatible");
+
+    let mut ward = p.ward();
+    ward.args(["run", "--yes", "edit a.txt"])
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .process_group(0);
+    let mut child = ward.spawn().unwrap();
+    let pgid = child.id();
+    // Wait for git to be writing the store's index, then kill everything.
+    let deadline = Instant::now() + Duration::from_secs(60);
+    let killed_while_writing = loop {
+        if let Some(dir) = store_dir(&p)
+            && dir.join("index.lock").exists()
+        {
+            break true;
+        }
+        if Instant::now() > deadline || child.try_wait().unwrap().is_some() {
+            break false;
+        }
+        std::thread::sleep(Duration::from_micros(500));
+    };
+    let _ = std::process::Command::new("kill")
+        .args(["-9", &format!("-{pgid}")])
+        .status();
+    let _ = child.wait();
+    assert!(killed_while_writing, "never caught a snapshot in progress");
+    let dir = store_dir(&p).expect("the store was made");
+    assert!(
+        dir.join("index.lock").exists(),
+        "the killed git left its lock"
+    );
+
+    // The next run snapshots and records its patch; revert restores from it.
+    std::fs::write(p.path("a.txt"), "before\n").unwrap();
+    llm.push([
+        Turn::tool(
+            "call_2",
+            "bash",
+            json!({"command": "echo again > a.txt", "description": "edit"}),
+        ),
+        Turn::text("Done."),
+    ]);
+    let out = p.run_async(&["run", "--yes", "edit a.txt again"], "").await;
+    out.expect_ok();
+    assert_eq!(p.read("a.txt"), "again\n");
+    let store = SqliteStore::open(p.data.join("ward.db")).unwrap();
+    let sessions = store.list_sessions().unwrap();
+    let session = sessions
+        .iter()
+        .find(|s| {
+            store
+                .messages(&s.id, None)
+                .unwrap()
+                .iter()
+                .flat_map(|m| &m.parts)
+                .any(|p| matches!(&p.kind, PartKind::Patch { files, .. } if files == &["a.txt"]))
+        })
+        .expect("a patch part after the crash");
+    let id = session.id.clone();
+    drop(store);
+    let first = {
+        let store = SqliteStore::open(p.data.join("ward.db")).unwrap();
+        store.messages(&id, None).unwrap()[0].info.id().to_string()
+    };
+    p.run_async(&["session", "revert", &id, "--message", &first], "")
+        .await
+        .expect_ok();
+    assert_eq!(p.read("a.txt"), "before\n");
+    let fsck = std::process::Command::new("git")
+        .arg("--git-dir")
+        .arg(&dir)
+        .args(["fsck", "--no-dangling"])
+        .output()
+        .unwrap();
+    assert!(fsck.status.success(), "{fsck:?}");
+}
