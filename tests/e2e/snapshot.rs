@@ -104,7 +104,7 @@ async fn undo_and_redo(git: bool) {
     let llm = ScriptedLlm::start(vec![
         bash("call_1", "printf 'alpha two\\n' > a.txt"),
         bash("call_2", "printf 'echo B\\n' >> b.sh && chmod 644 b.sh"),
-        bash("call_3", "printf 'created\\n' > c.txt && rm d.txt"),
+        bash("call_3", "printf 'zq-made\\n' > c.txt && rm d.txt"),
         Turn::text("Done."),
     ])
     .await;
@@ -188,7 +188,7 @@ async fn undo_and_redo(git: bool) {
     let next = requests[seen].body.to_string();
     assert!(next.contains("change the files"), "{next}");
     assert!(next.contains("try something else"), "{next}");
-    for undone in ["call_1", "call_2", "call_3", "alpha two", "created"] {
+    for undone in ["call_1", "call_2", "call_3", "alpha two", "zq-made"] {
         assert!(!next.contains(undone), "`{undone}` was undone: {next}");
     }
     assert_eq!(files(&p.root), before);
