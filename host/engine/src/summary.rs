@@ -103,6 +103,10 @@ fn summarize(
         }
     }
     if turns.iter().all(|t| t.files.is_empty()) {
+        // Nothing shown changed files (any more: a revert's tail was discarded).
+        if session.summary.is_some() {
+            store.set_summary(session_id, &SessionSummary::default())?;
+        }
         return Ok(None);
     }
     let now = snapshots.latest_or_track()?;
