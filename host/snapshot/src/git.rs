@@ -112,13 +112,9 @@ fn finish(args: &[&str], output: std::process::Output) -> Result<Vec<u8>, Snapsh
     })
 }
 
-/// Creates an empty store at `git_dir` for `work_tree`, atomically: it is built in
+/// Creates an empty store at `git_dir`, atomically: it is built in
 /// a sibling directory and renamed into place, so a crash never leaves half a store.
-pub(crate) fn init(
-    git_dir: &Path,
-    work_tree: &Path,
-    excluded: &[String],
-) -> Result<(), SnapshotError> {
+pub(crate) fn init(git_dir: &Path, excluded: &[String]) -> Result<(), SnapshotError> {
     let parent = git_dir.parent().unwrap_or(Path::new("."));
     std::fs::create_dir_all(parent).map_err(|source| SnapshotError::Io {
         path: parent.to_path_buf(),
@@ -130,10 +126,6 @@ pub(crate) fn init(
         .unwrap_or_default();
     let building = parent.join(format!(".{name}.init-{}", std::process::id()));
     let _ = std::fs::remove_dir_all(&building);
-    let git = Git {
-        git_dir: building.clone(),
-        work_tree: work_tree.to_path_buf(),
-    };
     let mut command = Command::new("git");
     for var in REDIRECTING {
         command.env_remove(var);
@@ -146,22 +138,22 @@ pub(crate) fn init(
         .stdin(Stdio::null());
     run(command, &["init"], None)?;
     // Byte-exact contents and modes; no background work; the untracked-file cache
-    // keeps the per-step scan of a large tree cheap.
-    for (key, value) in [
-        ("core.bare", "false"),
-        ("core.autocrlf", "false"),
-        ("core.safecrlf", "false"),
-        ("core.symlinks", "true"),
-        ("core.fileMode", "true"),
-        ("core.untrackedCache", "true"),
-        ("core.fsmonitor", "false"),
-        ("core.hooksPath", "/dev/null"),
-        ("gc.auto", "0"),
-        ("maintenance.auto", "false"),
-        ("index.skipHash", "false"),
-    ] {
-        git.run(&["config", key, value], None)?;
-    }
+    // keeps the per-step scan of a large tree cheap. Appended to the fresh config in
+    // one write rather than a `git config` process per key (later keys win in git).
+    let config = building.join("config");
+    let mut text = std::fs::read_to_string(&config).map_err(|source| SnapshotError::Io {
+        path: config.clone(),
+        source,
+    })?;
+    text.push_str(
+        "[core]\n\tbare = false\n\tautocrlf = false\n\tsafecrlf = false\n\tsymlinks = true\n\
+         \tfileMode = true\n\tuntrackedCache = true\n\tfsmonitor = false\n\
+         \thooksPath = /dev/null\n[gc]\n\tauto = 0\n[maintenance]\n\tauto = false\n",
+    );
+    std::fs::write(&config, text).map_err(|source| SnapshotError::Io {
+        path: config.clone(),
+        source,
+    })?;
     let exclude = building.join("info").join("exclude");
     std::fs::create_dir_all(building.join("info")).map_err(|source| SnapshotError::Io {
         path: building.clone(),

@@ -269,7 +269,7 @@ impl Snapshots {
     /// while holding it left behind.
     fn lock(&self) -> Result<File, SnapshotError> {
         if !self.git.git_dir.join("HEAD").exists() {
-            git::init(&self.git.git_dir, &self.git.work_tree, &self.excluded)?;
+            git::init(&self.git.git_dir, &self.excluded)?;
         }
         let path = self.git.git_dir.join("ward.lock");
         let io = |source| SnapshotError::Io {
