@@ -6,6 +6,12 @@
 //! - `step: track + changed + track`: the whole per-step cost as the loop pays it.
 //! - `restore 100 files`: a revert of 100 changed files.
 
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    reason = "a benchmark: a panic is how it fails"
+)]
+
 use std::path::Path;
 use std::time::{Duration, Instant};
 

@@ -2,6 +2,12 @@
 //! size limit, hostile symlinks (written before the defence), and a store that
 //! survives processes killed in the middle of a snapshot.
 
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    reason = "test code: a panic is how a test fails"
+)]
+
 use std::os::unix::fs::PermissionsExt;
 use std::path::Path;
 use std::process::Command;
