@@ -15,7 +15,7 @@ use std::path::Path;
 use serde_json::json;
 use ward_store::{MessageInfo, PartKind, SqliteStore, Store};
 use ward_tests::Project;
-use ward_tests::llm::{ScriptedLlm, Turn};
+use ward_tests::llm::{Item, ScriptedLlm, Turn, Usage};
 
 /// Every file under `root` but `.git`: its bytes and permission bits.
 fn files(root: &Path) -> BTreeMap<String, (Vec<u8>, u32)> {
@@ -230,4 +230,68 @@ async fn revert_and_unrevert_in_a_git_repository() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn revert_and_unrevert_outside_git() {
     undo_and_redo(false).await;
+}
+
+/// Steps whose tools cannot write (`read`, `grep`, `glob` have no writable directory
+/// and run no command) are not snapshotted: no store is even created. A step that
+/// mixes a read with a command is.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn steps_that_only_read_take_no_snapshot() {
+    let p = Project::new("snapshot-readonly");
+    p.write("a.txt", "alpha\n");
+    let llm = ScriptedLlm::start(vec![
+        Turn::tool("call_1", "read", json!({"filePath": "a.txt"})),
+        Turn::tool("call_2", "grep", json!({"pattern": "alpha"})),
+        Turn::tool("call_3", "glob", json!({"pattern": "*.txt"})),
+        Turn::text("Read it."),
+    ])
+    .await;
+    llm.configure(&p, "openai-compatible");
+    p.run_async(&["run", "--yes", "look around"], "")
+        .await
+        .expect_ok();
+    assert_eq!(llm.requests().len(), 4);
+    assert!(
+        !p.data.join("snapshot").exists(),
+        "a read-only session created a snapshot store"
+    );
+
+    llm.push([
+        Turn::Reply {
+            items: vec![
+                Item::ToolCall {
+                    id: "call_4".into(),
+                    name: "read".into(),
+                    args: json!({"filePath": "a.txt"}),
+                },
+                Item::ToolCall {
+                    id: "call_5".into(),
+                    name: "bash".into(),
+                    args: json!({"command": "printf 'beta\\n' > b.txt", "description": "write"}),
+                },
+            ],
+            usage: Usage {
+                input: 100,
+                output: 20,
+                cache_read: 0,
+            },
+        },
+        Turn::text("Wrote it."),
+    ]);
+    let id = only_session(&p);
+    p.run_async(&["run", "--session", &id, "--yes", "now write"], "")
+        .await
+        .expect_ok();
+    let store = SqliteStore::open(p.data.join("ward.db")).unwrap();
+    let patches: Vec<Vec<String>> = store
+        .messages(&id, None)
+        .unwrap()
+        .iter()
+        .flat_map(|m| &m.parts)
+        .filter_map(|part| match &part.kind {
+            PartKind::Patch { files, .. } => Some(files.clone()),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(patches, [vec!["b.txt".to_string()]]);
 }

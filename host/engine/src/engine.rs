@@ -530,6 +530,7 @@ impl Start {
         let snapshots = Arc::new(crate::snapshot::ProjectSnapshots::new(
             &data_dir,
             &ws.config.project_root,
+            ws.config.config.snapshot != Some(false),
         ));
         let ws = Arc::new(ws);
         let shared = Arc::new_cyclic(|me| Shared {

@@ -73,8 +73,12 @@ pub enum EngineError {
     /// A revert or unrevert could not read or write the files' snapshots.
     #[error("snapshots: {0}")]
     Snapshot(#[from] ward_snapshot::SnapshotError),
-    /// Snapshots are off (no `git`), so files cannot be reverted.
-    #[error("snapshots are off (`git` was not found on PATH): nothing to revert files from")]
+    /// Snapshots are off (`snapshot = false`, or no `git`), so files cannot be
+    /// reverted.
+    #[error(
+        "snapshots are off (`snapshot = false` in the configuration, or `git` was not found \
+         on PATH): nothing to revert files from"
+    )]
     SnapshotsOff,
 }
 

@@ -31,8 +31,8 @@ mod sessions;
 pub mod slash;
 mod snapshot;
 mod subagents;
-mod transfer;
 mod summary;
+mod transfer;
 pub mod workspace;
 
 pub use engine::{Engine, Opened, PendingPrompt, PromptRequest, Turn, open_store};

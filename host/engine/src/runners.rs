@@ -184,9 +184,10 @@ impl Shared {
         .titles(self.titles.clone())
         .compaction(self.compaction.clone())
         .blobs(ward_store::Blobs::new(ws.data_dir.join("blobs")))
-        .snapshots(Some(
-            self.snapshots.clone() as Arc<dyn ward_session::StepSnapshots>
-        ))
+        .snapshots(
+            (!self.snapshots.is_off())
+                .then(|| self.snapshots.clone() as Arc<dyn ward_session::StepSnapshots>),
+        )
         .build()
     }
 }

@@ -14,7 +14,8 @@ use ward_snapshot::{DEFAULT_MAX_FILE_SIZE, SnapshotError, Snapshots};
 /// A project's snapshots, shared by every runner of an engine.
 pub(crate) struct ProjectSnapshots {
     pub(crate) store: Snapshots,
-    /// Set once `git` is found missing: no more attempts, no more warnings.
+    /// Set when the configuration turns snapshots off, or once `git` is found
+    /// missing: no more attempts, no more warnings.
     off: AtomicBool,
     /// The files already noted as too large, so each is noted once.
     noted: Mutex<HashSet<String>>,
@@ -24,17 +25,18 @@ pub(crate) struct ProjectSnapshots {
 }
 
 impl ProjectSnapshots {
-    /// The store for `project` under `data_dir`; touches nothing yet.
-    pub(crate) fn new(data_dir: &Path, project: &Path) -> ProjectSnapshots {
+    /// The store for `project` under `data_dir`, used only if `enabled` (the
+    /// configuration's `snapshot`); touches nothing yet.
+    pub(crate) fn new(data_dir: &Path, project: &Path, enabled: bool) -> ProjectSnapshots {
         ProjectSnapshots {
             store: Snapshots::new(data_dir, project, DEFAULT_MAX_FILE_SIZE),
-            off: AtomicBool::new(false),
+            off: AtomicBool::new(!enabled),
             noted: Mutex::new(HashSet::new()),
             latest: Mutex::new(None),
         }
     }
 
-    /// Whether `git` was found missing.
+    /// Whether snapshots are off (by configuration, or `git` was found missing).
     pub(crate) fn is_off(&self) -> bool {
         self.off.load(Ordering::Relaxed)
     }

@@ -32,6 +32,7 @@
 
 mod error;
 mod git;
+mod last_tree;
 mod restore;
 
 use std::collections::BTreeSet;
@@ -42,6 +43,7 @@ use sha2::{Digest, Sha256};
 
 pub use error::SnapshotError;
 use git::{Git, nul_fields};
+use last_tree::LastTree;
 
 /// The default limit on a file's size: larger files are left out of snapshots.
 pub const DEFAULT_MAX_FILE_SIZE: u64 = 2 * 1024 * 1024;
@@ -53,6 +55,8 @@ pub struct Snapshots {
     max_file_size: u64,
     /// Directories inside the project never snapshotted (the data directory).
     excluded: Vec<String>,
+    /// The tree last written from the store's index.
+    last_tree: LastTree,
 }
 
 /// A snapshot just taken.
@@ -102,9 +106,11 @@ impl Snapshots {
             .map(|p| p.to_string_lossy().into_owned())
             .into_iter()
             .collect();
+        let git_dir = data_dir.join("snapshot").join(id);
         Snapshots {
+            last_tree: LastTree::new(&git_dir),
             git: Git {
-                git_dir: data_dir.join("snapshot").join(id),
+                git_dir,
                 work_tree: project,
             },
             max_file_size,
@@ -190,6 +196,12 @@ impl Snapshots {
                 Some(&update),
             )?;
         }
+        // Nothing changed since the last tree was written from this very index: that
+        // tree is the snapshot, and a `write-tree` process is saved.
+        let unchanged = gone.is_empty() && update.is_empty();
+        if unchanged && let Some(hash) = self.last_tree.read() {
+            return Ok(Tracked { hash, skipped });
+        }
         let out = self.git.run(&["write-tree"], None)?;
         let hash = String::from_utf8_lossy(&out).trim().to_string();
         if hash.is_empty() {
@@ -198,6 +210,7 @@ impl Snapshots {
                 detail: "no tree hash".into(),
             });
         }
+        self.last_tree.write(&hash);
         Ok(Tracked { hash, skipped })
     }
 

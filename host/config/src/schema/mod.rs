@@ -92,6 +92,10 @@ pub struct Config {
     pub retry: RetryConfig,
     /// MCP servers whose tools are offered as `NAME_tool`, by server name.
     pub mcp: BTreeMap<String, McpConfig>,
+    /// Whether steps that run tools able to write are snapshotted, so undo can put
+    /// the files back (default `true`; OpenCode's `snapshot`). Off, nothing is
+    /// recorded and `revert` refuses.
+    pub snapshot: Option<bool>,
 }
 
 /// `[plugins.NAME]`: what a person allows one plugin to do.
