@@ -1,8 +1,7 @@
 //! `kill -9` in the middle of a snapshot — Ward and the git process writing the
-//! store, the whole process group — leaves a store the next run snapshots into and
+//! store, every descendant of Ward — leaves a store the next run snapshots into and
 //! reverts from.
 
-use std::os::unix::process::CommandExt;
 use std::process::Stdio;
 use std::time::{Duration, Instant};
 
@@ -42,10 +41,9 @@ async fn a_snapshot_killed_midway_leaves_the_store_usable() {
     let mut ward = p.ward();
     ward.args(["run", "--yes", "edit a.txt"])
         .stdout(Stdio::null())
-        .stderr(Stdio::null())
-        .process_group(0);
+        .stderr(Stdio::null());
     let mut child = ward.spawn().unwrap();
-    let pgid = child.id();
+    let pid = child.id();
     // Wait for git to be writing the store's index, then kill everything.
     let deadline = Instant::now() + Duration::from_secs(60);
     let killed_while_writing = loop {
@@ -59,9 +57,7 @@ async fn a_snapshot_killed_midway_leaves_the_store_usable() {
         }
         std::thread::sleep(Duration::from_micros(500));
     };
-    let _ = std::process::Command::new("kill")
-        .args(["-9", &format!("-{pgid}")])
-        .status();
+    kill_tree(pid);
     let _ = child.wait();
     assert!(killed_while_writing, "never caught a snapshot in progress");
     let dir = store_dir(&p).expect("the store was made");
@@ -114,4 +110,35 @@ async fn a_snapshot_killed_midway_leaves_the_store_usable() {
         .output()
         .unwrap();
     assert!(fsck.status.success(), "{fsck:?}");
+}
+
+/// SIGKILLs `pid` and every process descended from it, each by its own id: the
+/// descendants are found first, so none is reparented away before its turn.
+fn kill_tree(pid: u32) {
+    let mut tree = vec![pid];
+    let mut i = 0;
+    while i < tree.len() {
+        let parent = tree[i];
+        for entry in std::fs::read_dir("/proc").unwrap().flatten() {
+            let Ok(child) = entry.file_name().to_string_lossy().parse::<u32>() else {
+                continue;
+            };
+            let Ok(stat) = std::fs::read_to_string(entry.path().join("stat")) else {
+                continue;
+            };
+            // `pid (comm) state ppid …`: comm may hold spaces, so split after `)`.
+            let ppid = stat
+                .rsplit_once(')')
+                .and_then(|(_, rest)| rest.split_whitespace().nth(1))
+                .and_then(|ppid| ppid.parse::<u32>().ok());
+            if ppid == Some(parent) && !tree.contains(&child) {
+                tree.push(child);
+            }
+        }
+        i += 1;
+    }
+    let _ = std::process::Command::new("kill")
+        .arg("-9")
+        .args(tree.iter().map(u32::to_string))
+        .status();
 }
