@@ -31,6 +31,7 @@ mod session;
 mod sessions;
 mod signatures;
 mod skills;
+mod snapshot;
 mod subagents;
 mod titles;
 mod tools;

@@ -104,16 +104,20 @@ pub(crate) struct Shared {
     pub(crate) loops: ActiveLoops,
     pub(crate) children: ChildLoops,
     pub(crate) titles: Option<Titles>,
+    /// The `summary` agent on the small model, describing each prompt's changes.
+    pub(crate) summaries: Option<Titles>,
     pub(crate) compaction: CompactionAgent,
     pub(crate) commands: Arc<Commands>,
     /// Questions the model asked, waiting for a frontend's answer.
     pub(crate) questions: Arc<ward_session::question::Questions>,
     pub(crate) runners: Mutex<HashMap<RunnerKey, Arc<Runner>>>,
+    /// The project's file snapshots (made on first use).
+    pub(crate) snapshots: Arc<crate::snapshot::ProjectSnapshots>,
     /// The model each session's latest prompt went to (a subagent without a model of
     /// its own uses its caller's).
     models: Mutex<HashMap<String, ModelSetup>>,
     pub(crate) warnings: Mutex<Vec<String>>,
-    tasks: Mutex<Vec<JoinHandle<()>>>,
+    pub(crate) tasks: Mutex<Vec<JoinHandle<()>>>,
     /// What feeds the plugins' `event` hooks from the bus (if any plugin takes
     /// events), and how to tell it the engine is closing.
     hook_feed: Mutex<Option<HookFeed>>,
@@ -192,6 +196,9 @@ impl Engine {
         let early_events = early_session
             .as_ref()
             .map(|_| start.store.bus().subscribe());
+        if let Some(id) = session {
+            crate::revert::discard_reverted(&start.store, id)?;
+        }
         let recorded = match (&early_session, early) {
             (Some(s), Some(to)) => {
                 let recorded =
@@ -328,6 +335,7 @@ impl Engine {
             model: ModelRef::new(&model.provider, &model.model),
             system: request.system.clone(),
         };
+        crate::revert::discard_reverted(&self.shared.store, &session.id)?;
         let recorded =
             RecordedPrompt::store(self.shared.store.as_ref(), &session.id, to, &request.text)?;
         let message = &recorded.message().id;
@@ -350,6 +358,7 @@ impl Engine {
                 let ws = &self.shared.ws;
                 let files =
                     crate::attachments::load(&ws.config.project_root, &prompt.request.files)?;
+                crate::revert::discard_reverted(&self.shared.store, &session.id)?;
                 let recorded = runner.record(session, &prompt.request.text)?;
                 let message = &recorded.message().id;
                 let store = self.shared.store.as_ref();
@@ -357,7 +366,9 @@ impl Engine {
                 recorded
             }
         };
-        let message = crate::slash::prompt_recorded(&runner, commands, session, recorded).await?;
+        let message = crate::slash::prompt_recorded(&runner, commands, session, recorded).await;
+        self.shared.summarize_in_background(&session.id);
+        let message = message?;
         Ok(Turn {
             message,
             usable: runner.usable(),
@@ -484,6 +495,7 @@ impl Start {
             hook_events,
         } = self;
         let bus = store.bus().clone();
+        let data_dir = settings.data_dir.clone();
         let mut ws = Workspace::load(settings, Some(crate::events::plugin_sink(&bus))).await?;
         ws.environment_ahead = Some(environment);
         // MCP servers start in the background: the first tool list waits for them.
@@ -498,6 +510,7 @@ impl Start {
         let permissions = ws.permission_engine(store.clone(), &bus);
         let retry = retry_policy(options.max_retries, &ws.config.config.retry);
         let titles = titles(&ws, &mut warnings);
+        let summaries = crate::summary::summary_agent(&ws);
         let compaction = compaction_agent(&ws, &mut warnings);
         let commands = Arc::new(Commands {
             agents: ws.agents.list().map(|a| a.name.clone()).collect(),
@@ -514,6 +527,11 @@ impl Start {
             ws.rules.clone(),
             stop,
         );
+        let snapshots = Arc::new(crate::snapshot::ProjectSnapshots::new(
+            &data_dir,
+            &ws.config.project_root,
+            ws.config.config.snapshot != Some(false),
+        ));
         let ws = Arc::new(ws);
         let shared = Arc::new_cyclic(|me| Shared {
             ws,
@@ -524,10 +542,12 @@ impl Start {
             loops: ActiveLoops::default(),
             children: ChildLoops::default(),
             titles,
+            summaries,
             compaction,
             commands,
             questions: ward_session::question::Questions::new(bus.clone()),
             runners: Mutex::new(HashMap::new()),
+            snapshots,
             models: Mutex::new(HashMap::new()),
             warnings: Mutex::new(warnings),
             tasks: Mutex::new(tasks),

@@ -64,6 +64,22 @@ pub enum EngineError {
     /// The loop failed, or was aborted ([`LoopError::Aborted`]).
     #[error(transparent)]
     Loop(#[from] LoopError),
+    /// Undo or redo was asked while the session's loop runs.
+    #[error("session {id} is busy: wait for it to finish (or abort it) before reverting")]
+    Busy {
+        /// The session.
+        id: String,
+    },
+    /// A revert or unrevert could not read or write the files' snapshots.
+    #[error("snapshots: {0}")]
+    Snapshot(#[from] ward_snapshot::SnapshotError),
+    /// Snapshots are off (`snapshot = false`, or no `git`), so files cannot be
+    /// reverted.
+    #[error(
+        "snapshots are off (`snapshot = false` in the configuration, or `git` was not found \
+         on PATH): nothing to revert files from"
+    )]
+    SnapshotsOff,
 }
 
 impl EngineError {
@@ -96,6 +112,7 @@ impl EngineError {
             EngineError::Agent(_)
                 | EngineError::Model(_)
                 | EngineError::Manage(_)
+                | EngineError::Busy { .. }
                 | EngineError::Question(ward_session::question::QuestionError::WrongCount { .. })
         )
     }

@@ -25,11 +25,14 @@ mod origins;
 pub mod paths;
 mod plugins;
 mod questions;
+mod revert;
 mod runners;
 pub mod sandbox;
 mod sessions;
 pub mod slash;
+mod snapshot;
 mod subagents;
+mod summary;
 mod transfer;
 pub mod workspace;
 

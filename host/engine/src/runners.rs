@@ -184,6 +184,10 @@ impl Shared {
         .titles(self.titles.clone())
         .compaction(self.compaction.clone())
         .blobs(ward_store::Blobs::new(ws.data_dir.join("blobs")))
+        .snapshots(
+            (!self.snapshots.is_off())
+                .then(|| self.snapshots.clone() as Arc<dyn ward_session::StepSnapshots>),
+        )
         .build()
     }
 }

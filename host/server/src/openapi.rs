@@ -13,7 +13,7 @@ use utoipa_axum::routes;
 
 use crate::App;
 use crate::guard::{self, Guard};
-use crate::routes::{app, events, fork, messages, permissions, question, sessions};
+use crate::routes::{app, events, fork, messages, permissions, question, revert, sessions};
 use crate::wire::event::EventInfo;
 
 #[derive(OpenApi)]
@@ -45,6 +45,8 @@ fn api() -> OpenApiRouter<App> {
         .routes(routes!(sessions::todo))
         .routes(routes!(sessions::abort))
         .routes(routes!(fork::fork))
+        .routes(routes!(revert::revert))
+        .routes(routes!(revert::unrevert))
         .routes(routes!(messages::list, messages::prompt))
         .routes(routes!(messages::get))
         .routes(routes!(messages::prompt_async))

@@ -154,7 +154,7 @@ impl Runner {
         self.store
             .put_part(&Part::new(&session.id, &summary.id, PartKind::StepStart))?;
         let output = match self
-            .stream_with_retries(session, &summary, &call, model)
+            .stream_with_retries(session, &summary, &call, model, None)
             .await
         {
             Ok(o) => o,

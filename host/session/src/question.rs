@@ -260,6 +260,10 @@ impl HostTool for QuestionTool {
         "question"
     }
 
+    /// It only asks the user: it never writes files.
+    fn may_write_files(&self) -> bool {
+        false
+    }
     fn spec(&self) -> ToolSpec {
         ToolSpec {
             name: self.name().to_string(),

@@ -108,6 +108,8 @@ pub struct Runner {
     /// Where attachment bytes are kept; `None`: tools' files are not kept (a note
     /// says so).
     pub(crate) blobs: Option<ward_store::Blobs>,
+    /// Where the files are snapshotted around steps that run tools (`None`: not).
+    pub(crate) snapshots: Option<Arc<dyn crate::snapshots::StepSnapshots>>,
 }
 
 /// The compaction agent's settings (`[agent.compaction]`); each unset one falls back
@@ -248,6 +250,8 @@ pub(crate) struct LoopState {
     pub(crate) current: Option<AssistantMessage>,
     /// Token counts of the history's parts.
     pub(crate) tally: Tally,
+    /// The last tool step's "after" snapshot, still being taken.
+    pub(crate) pending_patch: Option<crate::snapshots::PendingPatch>,
 }
 
 impl Runner {
@@ -334,6 +338,7 @@ impl Runner {
                     steps: 0,
                     current: None,
                     tally: Tally::new(self.model.counter),
+                    pending_patch: None,
                 };
                 self.drive(session, user, state).await
             }
@@ -390,6 +395,7 @@ impl Runner {
                 r = self.steps_until_done(session, user, &mut state) => Some(r),
                 () = cancel.cancelled() => None,
             };
+            crate::snapshots::settle_patch(&mut state).await;
             let outcome: SharedOutcome = match stepped {
                 Some(r) => r.map_err(Arc::new),
                 None => {

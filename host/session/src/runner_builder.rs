@@ -56,6 +56,7 @@ impl RunnerBuilder {
                 titles: None,
                 compaction: Default::default(),
                 blobs: None,
+                snapshots: None,
             },
         }
     }
@@ -139,6 +140,16 @@ impl RunnerBuilder {
     /// replaced by a note).
     pub fn blobs(mut self, blobs: ward_store::Blobs) -> Self {
         self.runner.blobs = Some(blobs);
+        self
+    }
+
+    /// Where the project's files are snapshotted around every step that runs a
+    /// tool, for undo (default: nowhere, no `patch` parts).
+    pub fn snapshots(
+        mut self,
+        snapshots: Option<std::sync::Arc<dyn crate::snapshots::StepSnapshots>>,
+    ) -> Self {
+        self.runner.snapshots = snapshots;
         self
     }
 

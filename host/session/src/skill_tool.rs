@@ -91,6 +91,10 @@ impl HostTool for SkillTool {
         }
     }
 
+    /// It only hands the model a skill's text: it never writes files.
+    fn may_write_files(&self) -> bool {
+        false
+    }
     fn spec(&self) -> ToolSpec {
         ToolSpec {
             name: self.name().to_string(),

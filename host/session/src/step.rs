@@ -46,6 +46,9 @@ pub struct StepTarget<'a> {
     pub session_id: &'a str,
     /// The assistant message being filled.
     pub message_id: &'a str,
+    /// Told each tool's name as soon as the model starts calling it, before its
+    /// arguments have streamed (the loop starts the step's snapshot then).
+    pub on_call_start: Option<&'a (dyn Fn(&str) + Sync)>,
 }
 
 /// Streams one reply. On error, the parts written so far are listed in the error's
@@ -136,7 +139,12 @@ pub async fn run(
                 });
             }
             Event::Error(e) => return Err((e, written)),
-            Event::ToolCallStart { .. } | Event::ToolCallDelta { .. } => {}
+            Event::ToolCallStart { name, .. } => {
+                if let Some(notify) = target.on_call_start {
+                    notify(&name);
+                }
+            }
+            Event::ToolCallDelta { .. } => {}
         }
     }
     Err((

@@ -70,8 +70,14 @@ impl Runner {
             self.store
                 .put_part(&Part::new(&session.id, &assistant.id, PartKind::StepStart))?;
 
+            let snapshot = self.step_snapshot();
+            let starting = |tool: &str| {
+                if self.tools.may_write_files(tool) {
+                    snapshot.start();
+                }
+            };
             let output = match self
-                .stream_with_retries(session, &assistant, &request, &self.model)
+                .stream_with_retries(session, &assistant, &request, &self.model, Some(&starting))
                 .await
             {
                 Ok(o) => o,
@@ -112,6 +118,8 @@ impl Runner {
                     (call.name.clone(), input)
                 })
                 .collect();
+            let names = output.calls.iter().map(|call| call.name.as_str());
+            let before = self.before_tools(snapshot, names, loop_state).await;
             let outcomes = futures_util::future::join_all(
                 output
                     .calls
@@ -120,6 +128,9 @@ impl Runner {
                     .map(|(i, call)| self.run_call(session, &assistant, call, &previous[..i])),
             )
             .await;
+            if let Some(before) = before {
+                self.patch_in_background(&session.id, &assistant.id, before, loop_state);
+            }
             let mut rejected = false;
             for outcome in outcomes {
                 rejected |= outcome?;
@@ -263,11 +274,13 @@ impl Runner {
         assistant: &AssistantMessage,
         request: &ChatRequest,
         model: &ModelSetup,
+        on_call_start: Option<&(dyn Fn(&str) + Sync)>,
     ) -> Result<step::StepOutput, ward_provider::ProviderError> {
         let target = StepTarget {
             store: self.store.as_ref(),
             session_id: &session.id,
             message_id: &assistant.id,
+            on_call_start,
         };
         let mut retries = Retries::new(self.retry);
         loop {

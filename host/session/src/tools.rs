@@ -61,6 +61,12 @@ pub trait HostTool: Send + Sync {
     fn traits(&self) -> ward_config::ToolTraits {
         ward_config::ToolTraits::default()
     }
+    /// Whether a call may change the project's files, so the step that runs it is
+    /// snapshotted for undo (default: it may — an MCP server or a subagent can do
+    /// anything its own rights allow).
+    fn may_write_files(&self) -> bool {
+        true
+    }
     /// Runs one call with arguments already parsed and checked against the rules.
     fn run<'a>(
         &'a self,
@@ -310,6 +316,23 @@ impl ToolBox {
             .find(|(_, t)| t.name == tool)
             .map(|(plugin, _)| plugin.tool_traits(tool))
             .unwrap_or_default()
+    }
+
+    /// Whether a call of `tool` may change the project's files: a host tool says so
+    /// itself; a plugin tool may only if its plugin was granted a writable directory
+    /// or commands to run (the sandbox gives it no other way to write). A name the
+    /// box does not know may still be repaired to one that writes, so it counts as
+    /// writing.
+    pub fn may_write_files(&self, tool: &str) -> bool {
+        if let Some(native) = self.hosted().iter().find(|n| n.name() == tool) {
+            return native.may_write_files();
+        }
+        match self.tools.iter().find(|(_, t)| t.name == tool) {
+            Some((plugin, _)) => {
+                !plugin.effective.fs_write.is_empty() || !plugin.effective.exec.is_empty()
+            }
+            None => true,
+        }
     }
 
     /// Checks `args` against plugin tool `tool`'s schema (host tools check their own),

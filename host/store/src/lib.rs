@@ -29,14 +29,16 @@ pub use id::{IdKind, new_id};
 pub use model::compaction::CompactionPoint;
 pub use model::message::{
     ABORTED_ERROR, AssistantMessage, AssistantTime, FinishReason, Message, MessageError,
-    MessageInfo, UserMessage, UserTime,
+    MessageInfo, MessageSummary, UserMessage, UserTime,
 };
 pub use model::part::{
     CompletedTime, ErrorTime, FilePart, INTERRUPTED, Part, PartKind, RetryTime, RunningTime,
     TextPart, ToolPart, ToolState,
 };
 pub use model::question::{QuestionCall, QuestionInfo, QuestionOption, QuestionRequest};
-pub use model::session::{CacheTokens, ModelRef, Session, SessionTime, Tokens};
+pub use model::session::{
+    CacheTokens, FileDiff, ModelRef, Session, SessionRevert, SessionSummary, SessionTime, Tokens,
+};
 pub use model::todo::{Todo, TodoPriority, TodoStatus};
 pub use sqlite::{DeltaOptions, DeltaStats, SessionRecords, SqliteOptions, SqliteStore, TakenIds};
 pub use store::{Recovery, Store};

@@ -63,7 +63,7 @@ pub async fn run(args: ChatArgs) -> Result<ExitCode> {
     let mut questions = Some(engine.question_answerer());
     let printer = Printer::start(engine.subscribe(), &session.id, Format::Text);
     eoutln!(
-        "session {} — /exit to quit, Ctrl-C to stop the agent",
+        "session {} — /exit to quit, /undo and /redo the files, Ctrl-C to stop the agent",
         session.id
     );
     let mut lines = read_lines();
@@ -78,6 +78,10 @@ pub async fn run(args: ChatArgs) -> Result<ExitCode> {
         if prompts.is_empty() {
             if let Some(text) = waiting.pop_front() {
                 let (engine, session) = (engine.clone(), session.clone());
+                if let Some(undo) = super::undo::Undo::parse(&text) {
+                    prompts.spawn(async move { undo.run(&engine, &session.id).await });
+                    continue;
+                }
                 let request = args.common.request(&text);
                 prompts.spawn(async move {
                     let outcome = engine.prompt(&session, request).await;
@@ -121,7 +125,7 @@ pub async fn run(args: ChatArgs) -> Result<ExitCode> {
                     show_prompt(interactive && prompts.is_empty());
                     continue;
                 }
-                if interactive && !prompts.is_empty() {
+                if interactive && !prompts.is_empty() && super::undo::Undo::parse(text).is_none() {
                     // The agent is working: this joins its loop.
                     let (engine, session) = (engine.clone(), session.clone());
                     let request = args.common.request(text);

@@ -10,12 +10,14 @@ pub mod mcp_serve;
 pub mod models;
 pub mod permission;
 pub mod plugin;
+pub mod revert;
 pub mod run;
 pub mod serve;
 pub mod session;
 pub mod skill;
 pub mod tool;
 pub mod tui;
+pub mod undo;
 
 use anyhow::Result;
 use ward_engine::Workspace;

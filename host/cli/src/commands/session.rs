@@ -65,12 +65,31 @@ pub enum SessionCommand {
         /// The new title.
         title: String,
     },
+    /// Undo: put the project's files back as they were before a message (default:
+    /// the last prompt) and hide it and what followed from the model.
+    Revert {
+        /// The session id.
+        id: String,
+        /// The first message to undo (a prompt or an answer); default: the last prompt.
+        #[arg(long)]
+        message: Option<String>,
+    },
+    /// Redo: put back the files and messages the last revert took away.
+    Unrevert {
+        /// The session id.
+        id: String,
+    },
 }
 
 /// Runs the subcommand.
 pub async fn run(command: SessionCommand) -> Result<ExitCode> {
-    if let SessionCommand::Compact { id, model } = command {
-        return compact(id, model).await;
+    match command {
+        SessionCommand::Compact { id, model } => return compact(id, model).await,
+        SessionCommand::Revert { id, message } => {
+            return super::revert::revert(&id, message.as_deref()).await;
+        }
+        SessionCommand::Unrevert { id } => return super::revert::unrevert(&id).await,
+        _ => {}
     }
     let store = super::run::open_store(false)?;
     match command {
@@ -106,6 +125,7 @@ pub async fn run(command: SessionCommand) -> Result<ExitCode> {
             let session = manage::rename(&store, &id, &title)?;
             eoutln!("session {}: {}", session.id, inert_line(&session.title));
         }
+        SessionCommand::Revert { .. } | SessionCommand::Unrevert { .. } => {}
         SessionCommand::List => {
             for s in store.list_sessions()? {
                 // Titles are written by a model: one line each, inert.
@@ -192,6 +212,11 @@ pub async fn run(command: SessionCommand) -> Result<ExitCode> {
                             "  step finish {reason:?}: in {} out {} ${cost:.4}",
                             tokens.input,
                             tokens.output
+                        ),
+                        PartKind::Patch { hash, files } => outln!(
+                            "  patch {}: {}",
+                            inert_line(hash),
+                            inert_line(&files.join(", "))
                         ),
                         PartKind::Retry { attempt, error, .. } => {
                             outln!("  retry {attempt}: {}", inert_line(&error.message))

@@ -13,7 +13,13 @@ use crate::substitute::{EnvLookup, substitute_value};
 use crate::warning::Warning;
 
 /// Top-level keys Ward takes as they are (same name, same shape).
-const SAME_KEYS: &[&str] = &["model", "small_model", "default_agent", "instructions"];
+const SAME_KEYS: &[&str] = &[
+    "model",
+    "small_model",
+    "default_agent",
+    "instructions",
+    "snapshot",
+];
 
 /// Top-level OpenCode keys Ward does not act on, and what it does instead.
 const UNSUPPORTED: &[(&str, &str)] = &[
@@ -56,10 +62,6 @@ const UNSUPPORTED: &[(&str, &str)] = &[
     (
         "experimental",
         "holds OpenCode's experimental switches; Ward ignores them",
-    ),
-    (
-        "snapshot",
-        "is OpenCode's git snapshot switch; Ward does not take snapshots",
     ),
     (
         "watcher",

@@ -96,6 +96,10 @@ pub struct Config {
     pub mcp: BTreeMap<String, McpConfig>,
     /// Commands defined here rather than in markdown files, by command name.
     pub command: BTreeMap<String, CommandConfig>,
+    /// Whether steps that run tools able to write are snapshotted, so undo can put
+    /// the files back (default `true`; OpenCode's `snapshot`). Off, nothing is
+    /// recorded and `revert` refuses.
+    pub snapshot: Option<bool>,
 }
 
 /// `[plugins.NAME]`: what a person allows one plugin to do.

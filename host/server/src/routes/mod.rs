@@ -7,4 +7,5 @@ pub mod fork;
 pub mod messages;
 pub mod permissions;
 pub mod question;
+pub mod revert;
 pub mod sessions;

@@ -5,4 +5,5 @@
 pub mod event;
 pub mod message;
 pub mod requests;
+pub mod revert;
 pub mod session;

@@ -77,6 +77,12 @@ pub struct SessionInfo {
     pub permission: Vec<RuleInfo>,
     /// When it was created and last changed.
     pub time: SessionTimes,
+    /// Where it was rolled back to (undo), while the later messages are hidden.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub revert: Option<crate::wire::revert::RevertInfo>,
+    /// What it changed in the project's files.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub summary: Option<crate::wire::revert::SummaryInfo>,
 }
 
 /// The model a session uses.
@@ -178,6 +184,8 @@ impl SessionInfo {
                 created: session.time.created,
                 updated: session.time.updated,
             },
+            revert: session.revert.as_ref().map(Into::into),
+            summary: session.summary.as_ref().map(Into::into),
         }
     }
 }

@@ -70,6 +70,21 @@ pub struct UserMessage {
     pub system: Option<String>,
     /// When it was sent.
     pub time: UserTime,
+    /// What the turn it started changed in the project's files (OpenCode's
+    /// per-message `summary`), written after the turn.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub summary: Option<MessageSummary>,
+}
+
+/// What one prompt's turn changed in the files.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct MessageSummary {
+    /// A short, title-like description of the changes (by the `summary` agent).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub title: Option<String>,
+    /// Per file.
+    #[serde(default)]
+    pub diffs: Vec<super::session::FileDiff>,
 }
 
 /// A model's answer: one or more steps of text, reasoning and tool calls.
@@ -136,6 +151,7 @@ impl UserMessage {
             model,
             system: None,
             time: UserTime { created: now_ms() },
+            summary: None,
         }
     }
 }

@@ -103,6 +103,58 @@ pub struct Session {
     pub cost: f64,
     /// Creation and update times.
     pub time: SessionTime,
+    /// Where the session's files and messages were rolled back to, while the later
+    /// messages are hidden (OpenCode's `session.revert`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub revert: Option<SessionRevert>,
+    /// What the session changed in the project's files, from its snapshots.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub summary: Option<SessionSummary>,
+}
+
+/// A session rolled back to a message (or a part of it): the files are as they were
+/// before it, and it and the messages after it are hidden until they are put back
+/// or a new prompt discards them.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct SessionRevert {
+    /// The first message rolled back.
+    #[serde(rename = "messageID")]
+    pub message_id: String,
+    /// The first part rolled back, when the roll-back starts inside the message.
+    #[serde(rename = "partID", default, skip_serializing_if = "Option::is_none")]
+    pub part_id: Option<String>,
+    /// The snapshot of the files just before the roll-back (what unrevert restores).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub snapshot: Option<String>,
+    /// The files the roll-back restored.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub files: Vec<String>,
+}
+
+/// Files changed, and lines added and removed, over a session or a prompt.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct SessionSummary {
+    /// Lines added.
+    pub additions: u64,
+    /// Lines removed.
+    pub deletions: u64,
+    /// Files changed.
+    pub files: u64,
+    /// Per file.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub diffs: Vec<FileDiff>,
+}
+
+/// One file's change.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct FileDiff {
+    /// Its path in the project.
+    pub file: String,
+    /// Lines added.
+    pub additions: u64,
+    /// Lines removed.
+    pub deletions: u64,
 }
 
 impl Session {
@@ -123,6 +175,8 @@ impl Session {
                 created: now,
                 updated: now,
             },
+            revert: None,
+            summary: None,
         }
     }
 

@@ -14,7 +14,7 @@ use crate::error::{Context, Result, StoreError};
 const BUSY_TIMEOUT: Duration = Duration::from_secs(5);
 
 /// The schema, one migration per version; `user_version` counts those applied.
-const MIGRATIONS: &[&str] = &[V1];
+const MIGRATIONS: &[&str] = &[V1, V2];
 
 /// Sessions, messages, parts, todos, approvals and compaction points.
 ///
@@ -94,6 +94,13 @@ CREATE TABLE compaction (
     PRIMARY KEY (session_id, idx)
 ) WITHOUT ROWID;
 CREATE INDEX compaction_summary ON compaction(summary_message_id);
+";
+
+/// A session's roll-back point and its file-change summary, each one JSON document
+/// (read and written whole, never filtered on).
+const V2: &str = "
+ALTER TABLE session ADD COLUMN revert TEXT;
+ALTER TABLE session ADD COLUMN summary TEXT;
 ";
 
 /// Sets up a freshly opened connection: WAL, `synchronous = NORMAL`, foreign keys and

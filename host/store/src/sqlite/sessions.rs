@@ -13,7 +13,7 @@ use crate::model::session::{CacheTokens, ModelRef, Session, SessionTime, Tokens}
 /// The columns [`from_row`] reads, in its order.
 const COLUMNS: &str = "id, parent_id, title, directory, agent, provider, model, permission, \
     tokens_input, tokens_output, tokens_reasoning, tokens_cache_read, tokens_cache_write, \
-    cost, time_created, time_updated";
+    cost, time_created, time_updated, revert, summary";
 
 /// Inserts a new session.
 pub(crate) fn insert(conn: &Connection, session: &Session) -> Result<()> {
@@ -222,7 +222,55 @@ fn from_row(row: &Row<'_>) -> rusqlite::Result<Session> {
             created: row.get(14)?,
             updated: row.get(15)?,
         },
+        revert: json_column(row, 16)?,
+        summary: json_column(row, 17)?,
     })
+}
+
+/// An optional JSON document column.
+fn json_column<T: serde::de::DeserializeOwned>(
+    row: &Row<'_>,
+    index: usize,
+) -> rusqlite::Result<Option<T>> {
+    let text: Option<String> = row.get(index)?;
+    text.map(|t| serde_json::from_str(&t))
+        .transpose()
+        .map_err(|e| rusqlite::Error::FromSqlConversionFailure(index, Type::Text, Box::new(e)))
+}
+
+/// Sets (or clears) a JSON document column — `revert` or `summary` — of session
+/// `id`; returns the row.
+pub(crate) fn set_json(
+    conn: &Connection,
+    id: &str,
+    column: JsonColumn,
+    value: Option<String>,
+    now: i64,
+) -> Result<Session> {
+    let name = match column {
+        JsonColumn::Revert => "revert",
+        JsonColumn::Summary => "summary",
+    };
+    let sql = format!(
+        "UPDATE session SET {name} = ?2, time_updated = ?3 WHERE id = ?1 RETURNING {COLUMNS}"
+    );
+    conn.prepare_cached(&sql)
+        .and_then(|mut statement| {
+            statement
+                .query_row(params![id, value, now], from_row)
+                .optional()
+        })
+        .context(|| format!("set the {name} of session {id}"))?
+        .ok_or_else(|| not_found(id))
+}
+
+/// The session columns written whole by [`set_json`].
+#[derive(Clone, Copy)]
+pub(crate) enum JsonColumn {
+    /// `revert`.
+    Revert,
+    /// `summary`.
+    Summary,
 }
 
 fn split_model(model: Option<&ModelRef>) -> (Option<&str>, Option<&str>) {

@@ -9,7 +9,7 @@ use super::deltas::Backlog;
 use super::{SqliteStore, approvals, compaction, messages, recover, sessions, todos};
 use crate::bus::{Bus, Event};
 use crate::clock::now_ms;
-use crate::error::{Result, StoreError};
+use crate::error::{Context, Result, StoreError};
 use crate::model::compaction::CompactionPoint;
 use crate::model::message::{Message, MessageInfo};
 use crate::model::part::Part;
@@ -251,5 +251,44 @@ impl ApprovalStore for SqliteStore {
 impl SqliteStore {
     fn publish(&self, event: Event) {
         self.shared.bus.publish(event);
+    }
+
+    /// Sets (or clears) session `id`'s roll-back point; returns the session.
+    pub fn set_revert(
+        &self,
+        id: &str,
+        revert: Option<&crate::model::session::SessionRevert>,
+    ) -> Result<Session> {
+        let value = revert
+            .map(serde_json::to_string)
+            .transpose()
+            .context(|| format!("encoding the revert of session {id}"))?;
+        self.set_json(id, sessions::JsonColumn::Revert, value)
+    }
+
+    /// Sets session `id`'s file-change summary; returns the session.
+    pub fn set_summary(
+        &self,
+        id: &str,
+        summary: &crate::model::session::SessionSummary,
+    ) -> Result<Session> {
+        let value = serde_json::to_string(summary)
+            .context(|| format!("encoding the summary of session {id}"))?;
+        self.set_json(id, sessions::JsonColumn::Summary, Some(value))
+    }
+
+    fn set_json(
+        &self,
+        id: &str,
+        column: sessions::JsonColumn,
+        value: Option<String>,
+    ) -> Result<Session> {
+        let stored = self
+            .shared
+            .write(|conn| sessions::set_json(conn, id, column, value, now_ms()))?;
+        self.publish(Event::SessionUpdated {
+            info: stored.clone(),
+        });
+        Ok(stored)
     }
 }

@@ -1,0 +1,185 @@
+//! Undo and redo: [`Engine::revert`] puts the project's files back as they were
+//! before a message (or a part of it) and hides that message and the later ones
+//! from the model; [`Engine::unrevert`] puts the files and the messages back; the
+//! next prompt after a revert discards the hidden tail for good
+//! ([`discard_reverted`]) and continues from the reverted point.
+//!
+//! The files come from the `patch` parts the loop records for every step that ran a
+//! tool: each names the snapshot taken before the step and the files the step
+//! changed. Reverting from a point restores every file those parts name, after the
+//! point, to the earliest snapshot that names it — so a file changed by three
+//! steps comes back as it was before the first of them, a file a step created is
+//! removed and one it deleted comes back. Before restoring, the files are
+//! snapshotted once more: unrevert restores the same files from that snapshot.
+
+use std::collections::BTreeMap;
+
+use ward_store::{Message, PartKind, Session, SessionRevert, SqliteStore, Store};
+
+use crate::engine::Engine;
+use crate::error::EngineError;
+
+impl Engine {
+    /// Rolls session `id` back to just before message `message_id` (or, with
+    /// `part_id`, just before that part of it): the files the steps from there on
+    /// changed are restored exactly, and those messages are hidden from the model
+    /// until [`Engine::unrevert`] or discarded by the next prompt. Refused while the
+    /// session's loop runs. Returns the session, with its `revert` set.
+    pub async fn revert(
+        &self,
+        id: &str,
+        message_id: &str,
+        part_id: Option<&str>,
+    ) -> Result<Session, EngineError> {
+        let session = self.session(id)?;
+        if self.is_busy(id) {
+            return Err(EngineError::Busy { id: id.to_string() });
+        }
+        let messages = self.shared.store.messages(id, None)?;
+        let start = messages
+            .iter()
+            .position(|m| m.info.id() == message_id)
+            .ok_or_else(|| not_found("message", message_id))?;
+        if let Some(part) = part_id
+            && !messages[start].parts.iter().any(|p| p.id == part)
+        {
+            return Err(not_found("part", part));
+        }
+        let files = patched_files(&messages[start..], part_id);
+        // Reverting further back while reverted: unrevert still goes back to the
+        // files as they were before the first revert.
+        let earlier = session.revert.clone();
+        let snapshots = self.shared.snapshots.clone();
+        if snapshots.is_off() {
+            return Err(EngineError::SnapshotsOff);
+        }
+        let restore: Vec<(String, String)> =
+            files.iter().map(|(f, h)| (f.clone(), h.clone())).collect();
+        let kept = earlier.as_ref().and_then(|e| e.snapshot.clone());
+        let snapshot = tokio::task::spawn_blocking(move || {
+            let snapshot = match kept {
+                Some(s) => s,
+                None => snapshots.track_now()?,
+            };
+            snapshots.restore(&restore)?;
+            Ok::<_, EngineError>(snapshot)
+        })
+        .await
+        .map_err(|_| EngineError::Busy { id: id.to_string() })??;
+        let revert = SessionRevert {
+            message_id: message_id.to_string(),
+            part_id: part_id.map(str::to_string),
+            snapshot: Some(snapshot),
+            files: files.into_keys().collect(),
+        };
+        let session = self.shared.store.set_revert(id, Some(&revert))?;
+        self.shared.summarize_in_background(id);
+        Ok(session)
+    }
+
+    /// What undo (`/undo`, `ward session revert` without a message) reverts from in
+    /// session `id`: its last prompt still shown (before the current revert point,
+    /// if reverted); `None` if there is none.
+    pub fn undo_target(&self, id: &str) -> Result<Option<String>, EngineError> {
+        let session = self.session(id)?;
+        let messages = self.shared.store.messages(id, None)?;
+        let shown = match &session.revert {
+            Some(revert) => messages
+                .iter()
+                .position(|m| m.info.id() == revert.message_id)
+                .unwrap_or(messages.len()),
+            None => messages.len(),
+        };
+        Ok(messages[..shown]
+            .iter()
+            .rev()
+            .find(|m| matches!(m.info, ward_store::MessageInfo::User(_)))
+            .map(|m| m.info.id().to_string()))
+    }
+
+    /// Undoes [`Engine::revert`]: the files it restored are put back as they were
+    /// just before it, and the hidden messages are shown again. Refused while the
+    /// session's loop runs; a session that is not reverted is returned unchanged.
+    pub async fn unrevert(&self, id: &str) -> Result<Session, EngineError> {
+        let session = self.session(id)?;
+        if self.is_busy(id) {
+            return Err(EngineError::Busy { id: id.to_string() });
+        }
+        let Some(revert) = session.revert else {
+            return Ok(session);
+        };
+        if let Some(snapshot) = revert.snapshot {
+            let snapshots = self.shared.snapshots.clone();
+            let files: Vec<(String, String)> = revert
+                .files
+                .into_iter()
+                .map(|f| (f, snapshot.clone()))
+                .collect();
+            tokio::task::spawn_blocking(move || snapshots.restore(&files))
+                .await
+                .map_err(|_| EngineError::Busy { id: id.to_string() })??;
+        }
+        let session = self.shared.store.set_revert(id, None)?;
+        self.shared.summarize_in_background(id);
+        Ok(session)
+    }
+}
+
+/// Each file the `patch` parts of `messages` (from `part_id` on in the first one)
+/// name, with the earliest snapshot that names it: the state to restore.
+fn patched_files(messages: &[Message], part_id: Option<&str>) -> BTreeMap<String, String> {
+    let mut files = BTreeMap::new();
+    for (i, message) in messages.iter().enumerate() {
+        for part in &message.parts {
+            if i == 0
+                && let Some(first) = part_id
+                && part.id.as_str() < first
+            {
+                continue;
+            }
+            if let PartKind::Patch { hash, files: names } = &part.kind {
+                for name in names {
+                    files.entry(name.clone()).or_insert_with(|| hash.clone());
+                }
+            }
+        }
+    }
+    files
+}
+
+/// Before a prompt is stored in `session_id`: if the session is reverted, the
+/// hidden messages (and parts) are deleted and the revert cleared, so the prompt
+/// continues from the reverted point and the model never sees what was undone.
+pub(crate) fn discard_reverted(store: &SqliteStore, session_id: &str) -> Result<(), EngineError> {
+    let session = store.get_session(session_id)?;
+    let Some(revert) = session.revert else {
+        return Ok(());
+    };
+    let messages = store.messages(session_id, None)?;
+    if let Some(start) = messages
+        .iter()
+        .position(|m| m.info.id() == revert.message_id)
+    {
+        let (first, rest) = (&messages[start], &messages[start + 1..]);
+        match &revert.part_id {
+            Some(part_id) => {
+                for part in first.parts.iter().filter(|p| p.id >= *part_id) {
+                    store.remove_part(session_id, first.info.id(), &part.id)?;
+                }
+            }
+            None => store.remove_message(session_id, first.info.id())?,
+        }
+        for message in rest {
+            store.remove_message(session_id, message.info.id())?;
+        }
+    }
+    store.set_revert(session_id, None)?;
+    Ok(())
+}
+
+fn not_found(kind: &'static str, id: &str) -> EngineError {
+    EngineError::Store(ward_store::StoreError::NotFound {
+        kind,
+        id: id.to_string(),
+    })
+}

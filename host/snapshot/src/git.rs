@@ -1,0 +1,191 @@
+//! Running `git` against Ward's own object store: every call names the store
+//! (`--git-dir`) and the project (`--work-tree`) explicitly, with the user's and the
+//! system's git configuration shut out, so nothing of the user's `.git`, hooks,
+//! filters or aliases takes part, and the environment's `GIT_*` variables cannot
+//! redirect it.
+
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+
+use crate::error::SnapshotError;
+
+/// Environment variables that would point git somewhere else than we say.
+const REDIRECTING: &[&str] = &[
+    "GIT_DIR",
+    "GIT_WORK_TREE",
+    "GIT_INDEX_FILE",
+    "GIT_OBJECT_DIRECTORY",
+    "GIT_ALTERNATE_OBJECT_DIRECTORIES",
+    "GIT_COMMON_DIR",
+    "GIT_NAMESPACE",
+    "GIT_CEILING_DIRECTORIES",
+    "GIT_CONFIG",
+    "GIT_CONFIG_PARAMETERS",
+    "GIT_CONFIG_COUNT",
+];
+
+/// One store and the tree it snapshots.
+#[derive(Clone, Debug)]
+pub(crate) struct Git {
+    pub(crate) git_dir: PathBuf,
+    pub(crate) work_tree: PathBuf,
+}
+
+impl Git {
+    /// A `git` command on this store, run in the work tree.
+    fn command(&self, args: &[&str]) -> Command {
+        let mut command = Command::new("git");
+        for var in REDIRECTING {
+            command.env_remove(var);
+        }
+        command
+            .env("GIT_CONFIG_NOSYSTEM", "1")
+            .env("GIT_CONFIG_GLOBAL", "/dev/null")
+            .env("GIT_TERMINAL_PROMPT", "0")
+            .env("GIT_OPTIONAL_LOCKS", "0")
+            .env("LC_ALL", "C")
+            .arg("--git-dir")
+            .arg(&self.git_dir)
+            .arg("--work-tree")
+            .arg(&self.work_tree)
+            // Paths we pass are file names, never patterns.
+            .arg("--literal-pathspecs")
+            .args(["-c", "core.quotePath=false"])
+            .args(args)
+            .current_dir(&self.work_tree)
+            .stdin(Stdio::null());
+        command
+    }
+
+    /// Runs `args`, feeding `input` on stdin; returns stdout.
+    pub(crate) fn run(
+        &self,
+        args: &[&str],
+        input: Option<&[u8]>,
+    ) -> Result<Vec<u8>, SnapshotError> {
+        run(self.command(args), args, input)
+    }
+}
+
+/// Runs `command` (described by `args` in errors); returns stdout on success.
+pub(crate) fn run(
+    mut command: Command,
+    args: &[&str],
+    input: Option<&[u8]>,
+) -> Result<Vec<u8>, SnapshotError> {
+    command.stdout(Stdio::piped()).stderr(Stdio::piped());
+    if input.is_some() {
+        command.stdin(Stdio::piped());
+    }
+    let mut child = command.spawn().map_err(|source| {
+        if source.kind() == std::io::ErrorKind::NotFound {
+            SnapshotError::GitMissing
+        } else {
+            SnapshotError::Spawn { source }
+        }
+    })?;
+    if let (Some(input), Some(mut stdin)) = (input, child.stdin.take()) {
+        // Written from a thread: git may fill its stdout before reading all of stdin.
+        let input = input.to_vec();
+        let writer = std::thread::spawn(move || stdin.write_all(&input));
+        let output = child
+            .wait_with_output()
+            .map_err(|source| SnapshotError::Spawn { source })?;
+        let _ = writer.join();
+        return finish(args, output);
+    }
+    let output = child
+        .wait_with_output()
+        .map_err(|source| SnapshotError::Spawn { source })?;
+    finish(args, output)
+}
+
+fn finish(args: &[&str], output: std::process::Output) -> Result<Vec<u8>, SnapshotError> {
+    if output.status.success() {
+        return Ok(output.stdout);
+    }
+    Err(SnapshotError::Git {
+        args: args.join(" "),
+        status: output.status.code(),
+        stderr: String::from_utf8_lossy(&output.stderr).trim().to_string(),
+    })
+}
+
+/// Creates an empty store at `git_dir`, atomically: it is built in
+/// a sibling directory and renamed into place, so a crash never leaves half a store.
+pub(crate) fn init(git_dir: &Path, excluded: &[String]) -> Result<(), SnapshotError> {
+    let parent = git_dir.parent().unwrap_or(Path::new("."));
+    std::fs::create_dir_all(parent).map_err(|source| SnapshotError::Io {
+        path: parent.to_path_buf(),
+        source,
+    })?;
+    let name = git_dir
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    let building = parent.join(format!(".{name}.init-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&building);
+    let mut command = Command::new("git");
+    for var in REDIRECTING {
+        command.env_remove(var);
+    }
+    command
+        .env("GIT_CONFIG_NOSYSTEM", "1")
+        .env("GIT_CONFIG_GLOBAL", "/dev/null")
+        .args(["init", "--quiet", "--bare"])
+        .arg(&building)
+        .stdin(Stdio::null());
+    run(command, &["init"], None)?;
+    // Byte-exact contents and modes; no background work; the untracked-file cache
+    // keeps the per-step scan of a large tree cheap. Appended to the fresh config in
+    // one write rather than a `git config` process per key (later keys win in git).
+    let config = building.join("config");
+    let mut text = std::fs::read_to_string(&config).map_err(|source| SnapshotError::Io {
+        path: config.clone(),
+        source,
+    })?;
+    text.push_str(
+        "[core]\n\tbare = false\n\tautocrlf = false\n\tsafecrlf = false\n\tsymlinks = true\n\
+         \tfileMode = true\n\tuntrackedCache = true\n\tfsmonitor = false\n\
+         \thooksPath = /dev/null\n[gc]\n\tauto = 0\n[maintenance]\n\tauto = false\n",
+    );
+    std::fs::write(&config, text).map_err(|source| SnapshotError::Io {
+        path: config.clone(),
+        source,
+    })?;
+    let exclude = building.join("info").join("exclude");
+    std::fs::create_dir_all(building.join("info")).map_err(|source| SnapshotError::Io {
+        path: building.clone(),
+        source,
+    })?;
+    // Ward's own working directories in a project are never part of a snapshot.
+    let mut patterns = String::from("/.ward/cache/\n/.ward/data/\n");
+    for dir in excluded {
+        patterns.push_str(&format!("/{dir}/\n"));
+    }
+    std::fs::write(&exclude, patterns).map_err(|source| SnapshotError::Io {
+        path: exclude.clone(),
+        source,
+    })?;
+    match std::fs::rename(&building, git_dir) {
+        Ok(()) => Ok(()),
+        // Another process made it meanwhile: theirs is as good as ours.
+        Err(_) if git_dir.join("HEAD").exists() => {
+            let _ = std::fs::remove_dir_all(&building);
+            Ok(())
+        }
+        Err(source) => Err(SnapshotError::Io {
+            path: git_dir.to_path_buf(),
+            source,
+        }),
+    }
+}
+
+/// Splits NUL-terminated output into UTF-8 strings (git writes paths as bytes; a
+/// path that is not UTF-8 is kept lossily, and never matches a file on restore).
+pub(crate) fn nul_fields(out: &[u8]) -> impl Iterator<Item = String> + '_ {
+    out.split(|b| *b == 0)
+        .filter(|f| !f.is_empty())
+        .map(|f| String::from_utf8_lossy(f).into_owned())
+}
