@@ -124,7 +124,7 @@ fn unknown_top_level_key() {
         err("model = \"a/b\"\n\npermisions = 1\n"),
         "ward.toml:3:1: unknown key `permisions` in the top level (expected one of: model, \
          small_model, default_agent, instructions, plugin_paths, provider, permission, plugins, \
-         compaction, tool_output, agent, marketplace, sandbox, retry, mcp, command)"
+         compaction, tool_output, agent, marketplace, sandbox, retry, mcp, command, snapshot)"
     );
 }
 
