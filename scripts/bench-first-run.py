@@ -3,8 +3,10 @@
 zero-latency local OpenAI-compatible SSE server, 10 runs with a fresh data, cache and
 home directory every run (a new user, a CI job, a container), then 10 with a warm one.
 Prints the median wall time and peak RSS of each. Needs `scripts/build.sh` first.
+A second argument is appended to the project's ward.toml (e.g. `'snapshot = false'`,
+to see what undo's snapshots add).
 
-    python3 scripts/bench-first-run.py [path/to/ward]
+    python3 scripts/bench-first-run.py [path/to/ward] [extra-toml]
 """
 import os, shutil, statistics, subprocess, sys, tempfile, time
 
@@ -15,7 +17,8 @@ def main():
     ward = os.path.abspath(sys.argv[1] if len(sys.argv) > 1 else "target/release/ward")
     port = benchlib.serve(benchlib.one_bash_step)
     base = tempfile.mkdtemp(prefix="ward-first-run-")
-    project = benchlib.project(base, port, '[permission]\nbash = "allow"\n')
+    extra = sys.argv[2] + "\n" if len(sys.argv) > 2 else ""
+    project = benchlib.project(base, port, '[permission]\nbash = "allow"\n', top=extra)
     state = os.path.join(base, "state")
     env = benchlib.state_env(state)
 

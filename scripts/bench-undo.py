@@ -14,7 +14,7 @@ import http.server, json, os, shutil, socketserver, statistics, subprocess, sys,
 import benchlib
 
 FILES = 10_000
-COMMAND = 'for i in 1 2 3; do date +%s%N > src/m00$i/f$i.rs; done'
+COMMAND = "; ".join(f"date +%s%N > src/m00{i}/f{i}.rs" for i in (1, 2, 3))
 
 
 def tool_call(pace):
@@ -58,8 +58,8 @@ def serve(pace):
     return server.server_address[1]
 
 
-def project(base, port, extra):
-    root = benchlib.project(base, port, '[permission]\nbash = "allow"\n' + extra)
+def project(base, port, top):
+    root = benchlib.project(base, port, '[permission]\nbash = "allow"\nedit = "allow"\n', top=top)
     for i in range(FILES):
         d = os.path.join(root, f"src/m{i // 100:03}")
         os.makedirs(d, exist_ok=True)

@@ -24,14 +24,14 @@ def serve(reply):
     return server.server_address[1]
 
 
-def project(base, port, extra=""):
+def project(base, port, extra="", top=""):
     """A git project under `base` using the model at `port`, `extra` appended to its
-    ward.toml; returns its path."""
+    ward.toml and `top` (top-level keys) put first; returns its path."""
     root = os.path.join(base, "project")
     os.makedirs(root)
     subprocess.run(["git", "init", "-q"], cwd=root, check=True)
     with open(os.path.join(root, "ward.toml"), "w") as f:
-        f.write('model = "local/m"\n[provider.local]\nkind = "openai-compatible"\n'
+        f.write(top + 'model = "local/m"\n[provider.local]\nkind = "openai-compatible"\n'
                 f'base_url = "http://127.0.0.1:{port}/v1"\napi_key = "k"\n' + extra)
     return root
 
