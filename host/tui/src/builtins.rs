@@ -114,12 +114,8 @@ impl State {
         sessions.sort_by_key(|s| std::cmp::Reverse(s.time.updated));
         let mut out = String::from("Sessions (/sessions ID continues one):");
         for s in sessions.iter().take(SESSIONS_LISTED) {
-            let mark = if s.id == self.session.id {
-                " (current)"
-            } else {
-                ""
-            };
-            out.push_str(&format!("\n  {}  {}{mark}", s.id, s.title));
+            out.push('\n');
+            out.push_str(&session_row(&s.id, &s.title, s.id == self.session.id));
         }
         self.conv.notice(out);
     }
@@ -137,5 +133,29 @@ impl State {
             }
         }
         self.conv.notice(out);
+    }
+}
+
+/// One row of the `/sessions` list. A title is a model's words: its line breaks are
+/// escaped here, or one title could draw rows that look like other sessions.
+fn session_row(id: &str, title: &str, current: bool) -> String {
+    let mark = if current { " (current)" } else { "" };
+    format!(
+        "  {}  {}{mark}",
+        crate::safe::line(id),
+        crate::safe::line(title)
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::session_row;
+
+    #[test]
+    fn a_title_cannot_draw_rows_of_its_own() {
+        let row = session_row("ses_1", "fix\n  ses_admin  deploy (current)", false);
+        assert!(!row.contains('\n'), "{row:?}");
+        assert_eq!(row, "  ses_1  fix\\n  ses_admin  deploy (current)");
+        assert!(session_row("ses_2", "t", true).ends_with("t (current)"));
     }
 }
