@@ -115,7 +115,7 @@ fn ask_questions(request: &ward_engine::QuestionRequest) -> Option<Vec<Vec<Strin
                 eoutln!("(no answer: dismissed)");
                 return None;
             }
-            Ok(_) => all.push(crate::question::parse(&line, question)?),
+            Ok(_) => all.push(question.answer_typed(&line)?),
         }
     }
     Some(all)

@@ -9,7 +9,6 @@
 //! `Engine::answer_question`: whatever is typed, no approval can come of it.
 
 use ward_engine::QuestionRequest;
-use ward_store::QuestionInfo;
 use ward_term::inert_line;
 
 /// The menu for question `index` of `request`, ending where the answer is typed.
@@ -56,36 +55,10 @@ pub fn menu(request: &QuestionRequest, index: usize) -> String {
     out
 }
 
-/// What a typed line answers to `question`: the labels picked by number, else the
-/// line itself as the user's own answer; `None` (dismiss) for an empty line.
-pub fn parse(line: &str, question: &QuestionInfo) -> Option<Vec<String>> {
-    let line = line.trim();
-    if line.is_empty() {
-        return None;
-    }
-    let picked: Option<Vec<String>> = line
-        .split(|c: char| c == ',' || c.is_whitespace())
-        .filter(|t| !t.is_empty())
-        .map(|t| {
-            let n: usize = t.parse().ok()?;
-            question
-                .options
-                .get(n.checked_sub(1)?)
-                .map(|o| o.label.clone())
-        })
-        .collect();
-    match picked {
-        Some(labels) if !labels.is_empty() && (question.multiple || labels.len() == 1) => {
-            Some(labels)
-        }
-        _ => Some(vec![line.to_string()]),
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
-    use ward_store::QuestionOption;
+    use ward_store::{QuestionInfo, QuestionOption};
 
     fn q(multiple: bool) -> QuestionInfo {
         QuestionInfo {
@@ -107,16 +80,16 @@ mod tests {
 
     #[test]
     fn numbers_pick_labels_and_anything_else_is_the_users_own_answer() {
-        assert_eq!(parse("2", &q(false)), Some(vec!["no".into()]));
+        assert_eq!(q(false).answer_typed("2"), Some(vec!["no".into()]));
         assert_eq!(
-            parse("1,2", &q(true)),
+            q(true).answer_typed("1,2"),
             Some(vec!["yes".into(), "no".into()])
         );
         // Two picks where one is allowed, a number out of range, a letter: typed text.
-        assert_eq!(parse("1,2", &q(false)), Some(vec!["1,2".into()]));
-        assert_eq!(parse("9", &q(false)), Some(vec!["9".into()]));
-        assert_eq!(parse("a", &q(false)), Some(vec!["a".into()]));
-        assert_eq!(parse("  ", &q(false)), None);
+        assert_eq!(q(false).answer_typed("1,2"), Some(vec!["1,2".into()]));
+        assert_eq!(q(false).answer_typed("9"), Some(vec!["9".into()]));
+        assert_eq!(q(false).answer_typed("a"), Some(vec!["a".into()]));
+        assert_eq!(q(false).answer_typed("  "), None);
     }
 
     #[test]

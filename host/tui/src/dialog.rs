@@ -14,7 +14,6 @@ use ratatui::style::{Color, Modifier, Style};
 use ratatui::text::{Line, Span};
 use serde_json::Value;
 use ward_engine::{AskRequest, Engine, QuestionRequest, Reply};
-use ward_store::QuestionInfo;
 
 use crate::input::Input;
 use crate::safe;
@@ -127,7 +126,7 @@ impl Open {
                     let parsed = request
                         .questions
                         .get(answers.len())
-                        .and_then(|q| parse(&typed, q));
+                        .and_then(|q| q.answer_typed(&typed));
                     let Some(parsed) = parsed else {
                         let _ = engine.reject_question(&request.id);
                         return Step::Settled;
@@ -284,38 +283,10 @@ fn question_lines(request: &QuestionRequest, index: usize) -> (String, Vec<Line<
     (title, lines)
 }
 
-/// What a typed line answers to `question`: the labels picked by number, else the
-/// line itself as the user's own answer; `None` (dismiss) for an empty line. The
-/// line mode's rule (`ward`'s `question` module), kept here too so the UI's crate
-/// is not on the line mode's path nor the other way round.
-pub fn parse(line: &str, question: &QuestionInfo) -> Option<Vec<String>> {
-    let line = line.trim();
-    if line.is_empty() {
-        return None;
-    }
-    let picked: Option<Vec<String>> = line
-        .split(|c: char| c == ',' || c.is_whitespace())
-        .filter(|t| !t.is_empty())
-        .map(|t| {
-            let n: usize = t.parse().ok()?;
-            question
-                .options
-                .get(n.checked_sub(1)?)
-                .map(|o| o.label.clone())
-        })
-        .collect();
-    match picked {
-        Some(labels) if !labels.is_empty() && (question.multiple || labels.len() == 1) => {
-            Some(labels)
-        }
-        _ => Some(vec![line.to_string()]),
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
-    use ward_store::QuestionOption;
+    use ward_store::{QuestionInfo, QuestionOption};
 
     fn question(multiple: bool) -> QuestionInfo {
         QuestionInfo {
@@ -350,14 +321,17 @@ mod tests {
 
     #[test]
     fn numbers_pick_labels_and_anything_else_is_the_users_own_answer() {
-        assert_eq!(parse("2", &question(false)), Some(vec!["no".into()]));
+        assert_eq!(question(false).answer_typed("2"), Some(vec!["no".into()]));
         assert_eq!(
-            parse("1,2", &question(true)),
+            question(true).answer_typed("1,2"),
             Some(vec!["yes".into(), "no".into()])
         );
-        assert_eq!(parse("1,2", &question(false)), Some(vec!["1,2".into()]));
-        assert_eq!(parse("y", &question(false)), Some(vec!["y".into()]));
-        assert_eq!(parse(" ", &question(false)), None);
+        assert_eq!(
+            question(false).answer_typed("1,2"),
+            Some(vec!["1,2".into()])
+        );
+        assert_eq!(question(false).answer_typed("y"), Some(vec!["y".into()]));
+        assert_eq!(question(false).answer_typed(" "), None);
     }
 
     #[test]

@@ -232,7 +232,7 @@ fn answer(engine: &Engine, open: &mut Open, line: &str) -> bool {
             let parsed = request
                 .questions
                 .get(answers.len())
-                .and_then(|q| crate::question::parse(line, q));
+                .and_then(|q| q.answer_typed(line));
             let Some(parsed) = parsed else {
                 let _ = engine.reject_question(&request.id);
                 return true;

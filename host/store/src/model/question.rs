@@ -33,6 +33,33 @@ pub struct QuestionInfo {
     pub multiple: bool,
 }
 
+impl QuestionInfo {
+    /// What a line a person typed answers: the labels of the options picked by
+    /// number (`2`, `1,3` when several may be picked), else the line itself as the
+    /// person's own answer; `None` (dismissed) for an empty line. Every frontend that
+    /// reads typed answers (the line mode, the terminal UI) reads them by this rule.
+    pub fn answer_typed(&self, line: &str) -> Option<Vec<String>> {
+        let line = line.trim();
+        if line.is_empty() {
+            return None;
+        }
+        let picked: Option<Vec<String>> = line
+            .split(|c: char| c == ',' || c.is_whitespace())
+            .filter(|t| !t.is_empty())
+            .map(|t| {
+                let n: usize = t.parse().ok()?;
+                self.options.get(n.checked_sub(1)?).map(|o| o.label.clone())
+            })
+            .collect();
+        match picked {
+            Some(labels) if !labels.is_empty() && (self.multiple || labels.len() == 1) => {
+                Some(labels)
+            }
+            _ => Some(vec![line.to_string()]),
+        }
+    }
+}
+
 /// The tool call a question came from.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct QuestionCall {
