@@ -25,6 +25,19 @@ const REDIRECTING: &[&str] = &[
     "GIT_CONFIG_COUNT",
 ];
 
+/// `git` with the environment's redirections removed and the user's and the
+/// system's configuration shut out.
+fn shut_in_git() -> Command {
+    let mut command = Command::new("git");
+    for var in REDIRECTING {
+        command.env_remove(var);
+    }
+    command
+        .env("GIT_CONFIG_NOSYSTEM", "1")
+        .env("GIT_CONFIG_GLOBAL", "/dev/null");
+    command
+}
+
 /// One store and the tree it snapshots.
 #[derive(Clone, Debug)]
 pub(crate) struct Git {
@@ -35,13 +48,8 @@ pub(crate) struct Git {
 impl Git {
     /// A `git` command on this store, run in the work tree.
     fn command(&self, args: &[&str]) -> Command {
-        let mut command = Command::new("git");
-        for var in REDIRECTING {
-            command.env_remove(var);
-        }
+        let mut command = shut_in_git();
         command
-            .env("GIT_CONFIG_NOSYSTEM", "1")
-            .env("GIT_CONFIG_GLOBAL", "/dev/null")
             .env("GIT_TERMINAL_PROMPT", "0")
             .env("GIT_OPTIONAL_LOCKS", "0")
             .env("LC_ALL", "C")
@@ -126,13 +134,8 @@ pub(crate) fn init(git_dir: &Path, excluded: &[String]) -> Result<(), SnapshotEr
         .unwrap_or_default();
     let building = parent.join(format!(".{name}.init-{}", std::process::id()));
     let _ = std::fs::remove_dir_all(&building);
-    let mut command = Command::new("git");
-    for var in REDIRECTING {
-        command.env_remove(var);
-    }
+    let mut command = shut_in_git();
     command
-        .env("GIT_CONFIG_NOSYSTEM", "1")
-        .env("GIT_CONFIG_GLOBAL", "/dev/null")
         .args(["init", "--quiet", "--bare"])
         .arg(&building)
         .stdin(Stdio::null());
