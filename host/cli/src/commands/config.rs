@@ -18,15 +18,7 @@ pub enum ConfigCommand {
 pub fn run(command: ConfigCommand) -> Result<ExitCode> {
     match command {
         ConfigCommand::Show => {
-            let cwd = std::env::current_dir()?;
-            let config = ward_config::load(&cwd)?;
-            super::warn(
-                &config
-                    .warnings
-                    .iter()
-                    .map(ToString::to_string)
-                    .collect::<Vec<_>>(),
-            );
+            let config = super::load_config_here()?;
             for setting in ward_config::show::settings(&config) {
                 let origin = setting
                     .origin

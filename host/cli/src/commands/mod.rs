@@ -30,6 +30,15 @@ pub fn warn(warnings: &[String]) {
     }
 }
 
+/// The configuration of the current directory, for commands that show it; what it
+/// warns about (an OpenCode key Ward does not act on, …) is printed first.
+pub fn load_config_here() -> Result<ward_config::LoadedConfig> {
+    let config = ward_config::load(&std::env::current_dir()?)?;
+    let warnings: Vec<String> = config.warnings.iter().map(ToString::to_string).collect();
+    warn(&warnings);
+    Ok(config)
+}
+
 /// The project in the current directory, for commands that inspect it; what went
 /// wrong opening it is printed as warnings.
 pub async fn open_workspace() -> Result<Workspace> {

@@ -23,15 +23,7 @@ pub enum PermissionCommand {
 pub fn run(command: PermissionCommand) -> Result<ExitCode> {
     match command {
         PermissionCommand::Explain { tool, pattern } => {
-            let cwd = std::env::current_dir()?;
-            let config = ward_config::load(&cwd)?;
-            super::warn(
-                &config
-                    .warnings
-                    .iter()
-                    .map(ToString::to_string)
-                    .collect::<Vec<_>>(),
-            );
+            let config = super::load_config_here()?;
             // Each configured rule is named by the file and line it was written at.
             let layers = ward_engine::located_rules(&config)?;
             let key = ward_permission::permission_key(&tool);
