@@ -26,7 +26,7 @@ const DECLARATIONS: &[(&str, &str, &str)] = &[
 
 /// The declarations of `component` as a JSON object with a section per interface it
 /// exports.
-pub fn declarations(engine: &Engine, component: &Component) -> Result<Value, String> {
+pub(crate) fn declarations(engine: &Engine, component: &Component) -> Result<Value, String> {
     let mut linker = Linker::<()>::new(engine);
     linker
         .define_unknown_imports_as_traps(component)

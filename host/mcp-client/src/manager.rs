@@ -117,11 +117,7 @@ impl McpClients {
                 && !reported.contains(&status.name)
             {
                 reported.push(status.name.clone());
-                out.push(if reason.contains(&format!("`{}`", status.name)) {
-                    reason
-                } else {
-                    format!("MCP server `{}`: {reason}", status.name)
-                });
+                out.push(reason);
             }
         }
         out

@@ -60,7 +60,7 @@ pub enum Status {
     Starting,
     /// Connected, its tools listed.
     Connected,
-    /// It could not start, or stopped: why.
+    /// It could not start, or stopped: why, in a sentence that names the server.
     Failed(String),
 }
 
@@ -236,13 +236,19 @@ impl Server {
     pub fn status(&self) -> ServerStatus {
         let status = if !self.config.enabled {
             Status::Disabled
-        } else if let Some(reason) = self.shared.closed_reason() {
-            Status::Failed(reason)
         } else {
-            match self.started.get() {
-                None => Status::Starting,
-                Some(Ok(_)) => Status::Connected,
-                Some(Err(e)) => Status::Failed(e.to_string()),
+            // A failed start is its own reason (the connection's closing only echoes it).
+            match (self.started.get(), self.shared.closed_reason()) {
+                (Some(Err(e)), _) => Status::Failed(e.to_string()),
+                (_, Some(reason)) => Status::Failed(
+                    McpError::Closed {
+                        server: self.name().to_string(),
+                        reason,
+                    }
+                    .to_string(),
+                ),
+                (None, None) => Status::Starting,
+                (Some(Ok(_)), None) => Status::Connected,
             }
         };
         ServerStatus {

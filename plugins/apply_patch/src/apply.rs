@@ -5,10 +5,46 @@
 
 use crate::parse::Chunk;
 
+/// A chunk whose place in the file could not be found.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum ApplyError {
+    /// The chunk's `@@` context line is not in the file (after the previous chunk).
+    ContextNotFound {
+        /// The context line.
+        context: String,
+        /// The file, as the error shows it.
+        label: String,
+    },
+    /// The chunk's old lines are not in the file, even compared loosely.
+    LinesNotFound {
+        /// The lines looked for.
+        lines: Vec<String>,
+        /// The file, as the error shows it.
+        label: String,
+    },
+}
+
+impl std::fmt::Display for ApplyError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            ApplyError::ContextNotFound { context, label } => {
+                write!(f, "Failed to find context '{context}' in {label}")
+            }
+            ApplyError::LinesNotFound { lines, label } => write!(
+                f,
+                "Failed to find expected lines in {label}:\n{}",
+                lines.join("\n")
+            ),
+        }
+    }
+}
+
+impl std::error::Error for ApplyError {}
+
 /// The new text of a file after `chunks`, or an error naming `label` and the lines that
 /// could not be found. Line endings (`\n` or `\r\n`) are kept; the result ends with a
 /// newline.
-pub fn apply_chunks(original: &str, chunks: &[Chunk], label: &str) -> Result<String, String> {
+pub fn apply_chunks(original: &str, chunks: &[Chunk], label: &str) -> Result<String, ApplyError> {
     let crlf = original.contains("\r\n");
     let text = original.replace("\r\n", "\n");
     let mut lines: Vec<String> = text.split('\n').map(str::to_string).collect();
@@ -19,8 +55,13 @@ pub fn apply_chunks(original: &str, chunks: &[Chunk], label: &str) -> Result<Str
     let mut cursor = 0;
     for chunk in chunks {
         if let Some(context) = &chunk.context {
-            let found = seek(&lines, std::slice::from_ref(context), cursor, false)
-                .ok_or_else(|| format!("Failed to find context '{context}' in {label}"))?;
+            let found =
+                seek(&lines, std::slice::from_ref(context), cursor, false).ok_or_else(|| {
+                    ApplyError::ContextNotFound {
+                        context: context.clone(),
+                        label: label.to_string(),
+                    }
+                })?;
             cursor = found + 1;
         }
         if chunk.old.is_empty() {
@@ -44,11 +85,9 @@ pub fn apply_chunks(original: &str, chunks: &[Chunk], label: &str) -> Result<Str
             }
             found = seek(&lines, old, cursor, chunk.eof);
         }
-        let at = found.ok_or_else(|| {
-            format!(
-                "Failed to find expected lines in {label}:\n{}",
-                chunk.old.join("\n")
-            )
+        let at = found.ok_or_else(|| ApplyError::LinesNotFound {
+            lines: chunk.old.clone(),
+            label: label.to_string(),
         })?;
         replacements.push((at, old.len(), new.to_vec()));
         cursor = at + old.len();
@@ -191,13 +230,26 @@ mod tests {
     #[test]
     fn missing_lines_are_reported() {
         let c = chunk(None, &["nope"], &["x"], false);
-        let err = apply_chunks("a\n", &[c], "src/f.rs")
-            .err()
-            .unwrap_or_default();
-        assert_eq!(err, "Failed to find expected lines in src/f.rs:\nnope");
+        let err = apply_chunks("a\n", &[c], "src/f.rs");
+        assert_eq!(
+            err,
+            Err(ApplyError::LinesNotFound {
+                lines: vec!["nope".into()],
+                label: "src/f.rs".into()
+            })
+        );
+        assert_eq!(
+            err.map_err(|e| e.to_string()),
+            Err("Failed to find expected lines in src/f.rs:\nnope".to_string())
+        );
         let c = chunk(Some("missing ctx"), &["a"], &["b"], false);
-        let err = apply_chunks("a\n", &[c], "f").err().unwrap_or_default();
-        assert!(err.contains("Failed to find context 'missing ctx'"));
+        assert_eq!(
+            apply_chunks("a\n", &[c], "f"),
+            Err(ApplyError::ContextNotFound {
+                context: "missing ctx".into(),
+                label: "f".into()
+            })
+        );
     }
 
     #[test]

@@ -237,7 +237,7 @@ pub fn plan(directory: &str, patch_text: &str) -> Result<Plan, ToolError> {
                 let new = if chunks.is_empty() {
                     old.clone()
                 } else {
-                    apply_chunks(&old, &chunks, &label).map_err(failed)?
+                    apply_chunks(&old, &chunks, &label).map_err(|e| failed(e.to_string()))?
                 };
                 let diff = unified(
                     &label,

@@ -58,16 +58,57 @@ const UPDATE: &str = "*** Update File:";
 const MOVE: &str = "*** Move to:";
 const END_OF_FILE: &str = "*** End of File";
 
+/// A malformed patch: the 1-based line of the patch text it was found on, when there is
+/// one, and what is wrong there (for the model, which wrote the patch).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ParseError {
+    /// The offending line, counted as [`parse`] describes.
+    pub line: Option<usize>,
+    /// What is wrong.
+    pub message: String,
+}
+
+impl ParseError {
+    fn at(line: usize, message: String) -> Self {
+        ParseError {
+            line: Some(line),
+            message,
+        }
+    }
+
+    fn whole(message: String) -> Self {
+        ParseError {
+            line: None,
+            message,
+        }
+    }
+}
+
+impl std::fmt::Display for ParseError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self.line {
+            Some(line) => write!(f, "Line {line}: {}", self.message),
+            None => f.write_str(&self.message),
+        }
+    }
+}
+
+impl std::error::Error for ParseError {}
+
 /// Parses a whole patch. Errors name the offending line (1-based, counted in the patch
 /// text after any heredoc wrapper is removed).
-pub fn parse(text: &str) -> Result<Vec<Hunk>, String> {
+pub fn parse(text: &str) -> Result<Vec<Hunk>, ParseError> {
     let text = strip_heredoc(text.trim());
     let lines: Vec<&str> = text.lines().map(|l| l.trim_end_matches('\r')).collect();
     if lines.first().map(|l| l.trim()) != Some(BEGIN) {
-        return Err(format!("The first line of the patch must be '{BEGIN}'"));
+        return Err(ParseError::whole(format!(
+            "The first line of the patch must be '{BEGIN}'"
+        )));
     }
     if lines.len() < 2 || lines.last().map(|l| l.trim()) != Some(END) {
-        return Err(format!("The last line of the patch must be '{END}'"));
+        return Err(ParseError::whole(format!(
+            "The last line of the patch must be '{END}'"
+        )));
     }
     let body = &lines[1..lines.len() - 1];
     let mut hunks = Vec::new();
@@ -94,10 +135,12 @@ pub fn parse(text: &str) -> Result<Vec<Hunk>, String> {
                     }
                     None if body[i].trim().is_empty() => blanks += 1,
                     None => {
-                        return Err(format!(
-                            "Line {}: every line of an added file must start with '+' ({path}): '{}'",
+                        return Err(ParseError::at(
                             i + 2,
-                            body[i]
+                            format!(
+                                "every line of an added file must start with '+' ({path}): '{}'",
+                                body[i]
+                            ),
                         ));
                     }
                 }
@@ -119,7 +162,10 @@ pub fn parse(text: &str) -> Result<Vec<Hunk>, String> {
             }
             let (chunks, next) = parse_chunks(body, i, &path)?;
             if chunks.is_empty() && move_to.is_none() {
-                return Err(format!("Line {number}: Update File {path} has no changes"));
+                return Err(ParseError::at(
+                    number,
+                    format!("Update File {path} has no changes"),
+                ));
             }
             hunks.push(Hunk::Update {
                 path,
@@ -128,20 +174,29 @@ pub fn parse(text: &str) -> Result<Vec<Hunk>, String> {
             });
             i = next;
         } else {
-            return Err(format!(
-                "Line {number}: expected a file header ('{ADD}', '{UPDATE}' or '{DELETE}'), found '{line}'"
+            return Err(ParseError::at(
+                number,
+                format!(
+                    "expected a file header ('{ADD}', '{UPDATE}' or '{DELETE}'), found '{line}'"
+                ),
             ));
         }
     }
     if hunks.is_empty() {
-        return Err("The patch contains no file operations".into());
+        return Err(ParseError::whole(
+            "The patch contains no file operations".into(),
+        ));
     }
     Ok(hunks)
 }
 
 /// Parses the chunks of an update starting at `body[start]`; returns them and the index
 /// of the next file header.
-fn parse_chunks(body: &[&str], start: usize, path: &str) -> Result<(Vec<Chunk>, usize), String> {
+fn parse_chunks(
+    body: &[&str],
+    start: usize,
+    path: &str,
+) -> Result<(Vec<Chunk>, usize), ParseError> {
     let mut chunks: Vec<Chunk> = Vec::new();
     let mut current: Option<Chunk> = None;
     // Bare empty lines at the end of the current chunk (see `finish`).
@@ -179,10 +234,12 @@ fn parse_chunks(body: &[&str], start: usize, path: &str) -> Result<(Vec<Chunk>, 
                     chunk.new.push(String::new());
                 }
                 Some(_) => {
-                    return Err(format!(
-                        "Line {}: unexpected line in the update of {path}: '{line}'. Lines of a \
-change must start with ' ' (context), '-' (removed), '+' (added) or '@@'",
-                        i + 2
+                    return Err(ParseError::at(
+                        i + 2,
+                        format!(
+                            "unexpected line in the update of {path}: '{line}'. Lines of a \
+change must start with ' ' (context), '-' (removed), '+' (added) or '@@'"
+                        ),
                     ));
                 }
             }
@@ -213,9 +270,9 @@ fn is_file_header(line: &str) -> bool {
         .any(|prefix| line.trim_start().starts_with(prefix))
 }
 
-fn path_of(path: &str, line: usize) -> Result<String, String> {
+fn path_of(path: &str, line: usize) -> Result<String, ParseError> {
     if path.is_empty() {
-        Err(format!("Line {line}: the file header has no path"))
+        Err(ParseError::at(line, "the file header has no path".into()))
     } else {
         Ok(path.to_string())
     }
@@ -257,7 +314,7 @@ mod tests {
     fn err(text: &str) -> String {
         match parse(text) {
             Ok(h) => panic!("expected an error, got {h:?}"),
-            Err(e) => e,
+            Err(e) => e.to_string(),
         }
     }
 

@@ -14,7 +14,35 @@
 //! 0.43 MB to 1.8 MB (`grep`, which had one already, from 1.71 to 1.83 MB). Matching
 //! was not measurably slower (#15 item 7).
 
+use std::fmt;
+
 use globset::{GlobBuilder, GlobMatcher};
+use ward_sdk::ToolError;
+
+/// A pattern `globset` refuses, with the reason (a model's tool arguments are the usual
+/// source, so the message is for the model).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct GlobError {
+    /// The pattern as written (after a leading `./` is dropped).
+    pub pattern: String,
+    /// Why it is malformed, in `globset`'s words.
+    pub reason: String,
+}
+
+impl fmt::Display for GlobError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "invalid glob `{}`: {}", self.pattern, self.reason)
+    }
+}
+
+impl std::error::Error for GlobError {}
+
+/// A malformed pattern in a tool's arguments is the model's to fix.
+impl From<GlobError> for ToolError {
+    fn from(error: GlobError) -> Self {
+        ToolError::InvalidArguments(error.to_string())
+    }
+}
 
 /// A compiled glob pattern.
 #[derive(Debug, Clone)]
@@ -25,14 +53,17 @@ pub struct Glob {
 
 impl Glob {
     /// Compiles `pattern`; the error explains what is malformed.
-    pub fn new(pattern: &str) -> Result<Self, String> {
+    pub fn new(pattern: &str) -> Result<Self, GlobError> {
         let pattern = pattern.strip_prefix("./").unwrap_or(pattern);
         let matcher = GlobBuilder::new(&rewrite(pattern))
             .literal_separator(true)
             .backslash_escape(true)
             .empty_alternates(true)
             .build()
-            .map_err(|e| format!("invalid glob `{pattern}`: {}", e.kind()))?
+            .map_err(|e| GlobError {
+                pattern: pattern.to_string(),
+                reason: e.kind().to_string(),
+            })?
             .compile_matcher();
         Ok(Glob {
             matcher,
@@ -42,7 +73,7 @@ impl Glob {
 
     /// Compiles `pattern` to match whole relative paths even without a `/` (for
     /// patterns anchored to a directory).
-    pub fn anchored(pattern: &str) -> Result<Self, String> {
+    pub fn anchored(pattern: &str) -> Result<Self, GlobError> {
         let mut glob = Glob::new(pattern)?;
         glob.basename_only = false;
         Ok(glob)

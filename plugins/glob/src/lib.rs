@@ -95,7 +95,7 @@ pub fn glob(directory: &str, args: &Args) -> Result<Output, ToolError> {
     } else {
         Glob::new(&rest)
     }
-    .map_err(ToolError::InvalidArguments)?;
+    .map_err(ToolError::from)?;
 
     let mut found: Vec<(u128, PathBuf)> = Vec::new();
     let mut scanned = 0usize;

@@ -88,9 +88,7 @@ pub fn grep(directory: &str, args: &Args) -> Result<Output, ToolError> {
         .build()
         .map_err(|e| ToolError::InvalidArguments(format!("invalid regex: {e}")))?;
     let include = match args.include.as_deref().map(str::trim) {
-        Some(glob) if !glob.is_empty() => {
-            Some(Glob::new(glob).map_err(ToolError::InvalidArguments)?)
-        }
+        Some(glob) if !glob.is_empty() => Some(Glob::new(glob)?),
         _ => None,
     };
     let root = resolve(directory, args.path.as_deref().unwrap_or(""));

@@ -3,7 +3,7 @@
 //! `ward-plugins`, how to write a Ward plugin. The texts live in `skills/*.md` and are
 //! compiled into the component.
 
-use ward_sdk::skills::{Embedded, SkillContent, SkillInfo, Skills};
+use ward_sdk::skills::{Embedded, SkillContent, SkillError, SkillInfo, Skills};
 
 /// The skills, compiled in.
 pub const SKILLS: &[Embedded] = &[
@@ -30,7 +30,7 @@ impl Skills for Guides {
         ward_sdk::skills::list(SKILLS)
     }
 
-    fn load(name: &str) -> Result<SkillContent, String> {
+    fn load(name: &str) -> Result<SkillContent, SkillError> {
         ward_sdk::skills::load(SKILLS, name)
     }
 }

@@ -100,7 +100,7 @@ pub fn list(directory: &str, args: &Args) -> Result<Output, ToolError> {
         .flatten()
         .map(|g| Glob::new(g.trim_end_matches('/')))
         .collect::<Result<Vec<_>, _>>()
-        .map_err(ToolError::InvalidArguments)?;
+        .map_err(ToolError::from)?;
     let options = WalkOptions {
         skip_dirs: DEFAULT_IGNORED.iter().map(|s| s.to_string()).collect(),
         gitignore: true,

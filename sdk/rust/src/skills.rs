@@ -5,7 +5,32 @@
 //! `skill` tool — without any files on the user's disk. Ward lists each skill's name
 //! and description to the model and calls [`Skills::load`] when the model asks for one.
 
+use std::fmt;
+
 pub use crate::skill_bindings::exports::ward::plugin::skill::{SkillContent, SkillInfo};
+
+/// Why a skill could not be loaded. Ward shows the message to the model, which asked.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum SkillError {
+    /// This component has no skill of that name.
+    Unknown {
+        /// The name asked for.
+        name: String,
+    },
+    /// The skill exists but could not be produced; the message says why.
+    Failed(String),
+}
+
+impl fmt::Display for SkillError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            SkillError::Unknown { name } => write!(f, "no skill named `{name}`"),
+            SkillError::Failed(message) => f.write_str(message),
+        }
+    }
+}
+
+impl std::error::Error for SkillError {}
 
 /// A skill plugin. `list` must have no side effects; Ward calls it once per component
 /// version and caches the answer.
@@ -13,7 +38,7 @@ pub trait Skills {
     /// The skills, by name and description.
     fn list() -> Vec<SkillInfo>;
     /// The skill called `name`: its instructions and the names of its supporting files.
-    fn load(name: &str) -> Result<SkillContent, String>;
+    fn load(name: &str) -> Result<SkillContent, SkillError>;
 }
 
 /// A skill embedded in the component: its name, description and markdown body.
@@ -39,7 +64,7 @@ pub fn list(skills: &[Embedded]) -> Vec<SkillInfo> {
 }
 
 /// The skill of `skills` called `name`.
-pub fn load(skills: &[Embedded], name: &str) -> Result<SkillContent, String> {
+pub fn load(skills: &[Embedded], name: &str) -> Result<SkillContent, SkillError> {
     skills
         .iter()
         .find(|s| s.name == name)
@@ -47,7 +72,9 @@ pub fn load(skills: &[Embedded], name: &str) -> Result<SkillContent, String> {
             content: s.content.to_string(),
             files: Vec::new(),
         })
-        .ok_or_else(|| format!("no skill named `{name}`"))
+        .ok_or_else(|| SkillError::Unknown {
+            name: name.to_string(),
+        })
 }
 
 /// Exports the [`Skills`] type given as this component's `ward:plugin/skill` interface;
@@ -66,7 +93,8 @@ macro_rules! export_skills {
             fn load(
                 name: ::std::string::String,
             ) -> ::std::result::Result<$crate::skills::SkillContent, ::std::string::String> {
-                <$skills as $crate::skills::Skills>::load(&name)
+                // The interface carries the reason as text, for the model.
+                <$skills as $crate::skills::Skills>::load(&name).map_err(|e| e.to_string())
             }
         }
 
@@ -93,6 +121,14 @@ mod tests {
         );
         assert_eq!(
             load(SKILLS, "b").map(|c| c.content),
+            Err(SkillError::Unknown {
+                name: "b".to_string()
+            })
+        );
+        assert_eq!(
+            load(SKILLS, "b")
+                .map(|c| c.content)
+                .map_err(|e| e.to_string()),
             Err("no skill named `b`".to_string())
         );
     }
