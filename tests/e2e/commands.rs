@@ -2,9 +2,8 @@
 //! arguments, shell output through the bash tool and its rules, `@file` attached —
 //! and a command's agent is used; a command naming an unknown agent is a warning.
 
-use serde_json::Value;
 use ward_tests::Project;
-use ward_tests::llm::{ScriptedLlm, Turn};
+use ward_tests::llm::{ScriptedLlm, Turn, text_parts};
 
 const COMPARE: &str = "---
 description: Compare two things
@@ -14,24 +13,6 @@ Status: !`echo STATUS-OUT`
 Blocked: !`rm -rf precious`
 See @notes.txt and ask @explore.
 ";
-
-fn user_texts(body: &Value) -> Vec<String> {
-    body["messages"]
-        .as_array()
-        .expect("messages")
-        .iter()
-        .filter(|m| m["role"] == "user")
-        .flat_map(|m| match &m["content"] {
-            Value::String(s) => vec![s.clone()],
-            parts => parts
-                .as_array()
-                .into_iter()
-                .flatten()
-                .filter_map(|p| p["text"].as_str().map(str::to_string))
-                .collect(),
-        })
-        .collect()
-}
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_command_expands_arguments_shell_output_and_files() {
@@ -63,7 +44,7 @@ async fn a_command_expands_arguments_shell_output_and_files() {
         p.path("precious").exists(),
         "the denied command did not run"
     );
-    let texts = user_texts(&llm.requests()[0].body);
+    let texts = text_parts(&llm.requests()[0].body, "user");
     let typed = &texts[0];
     assert!(
         typed.starts_with("Compare the old parser with the new one.\nStatus: STATUS-OUT\n"),
@@ -97,7 +78,7 @@ async fn a_command_expands_arguments_shell_output_and_files() {
     // A command's agent is used for the run.
     let run = p.run_async(&["run", "/sketch a cache"], "").await;
     assert!(run.expect_ok().contains("Sketched."));
-    let texts = user_texts(&llm.requests()[1].body).join("\n");
+    let texts = text_parts(&llm.requests()[1].body, "user").join("\n");
     assert!(texts.contains("Sketch a cache."), "{texts}");
     assert!(
         texts.contains("Plan mode is active"),
@@ -121,7 +102,7 @@ async fn mentions_attach_files_and_ask_for_subagents() {
         )
         .await;
     assert!(run.expect_ok().contains("Noted."));
-    let texts = user_texts(&llm.requests()[0].body);
+    let texts = text_parts(&llm.requests()[0].body, "user");
     assert_eq!(texts.len(), 3, "{texts:?}");
     assert_eq!(
         texts[0],

@@ -2,9 +2,8 @@
 //! `.opencode/agent/` and `.opencode/command/` (and OpenCode's global directory
 //! beside Ward's) are listed and used by `ward run`, below Ward's own directories.
 
-use serde_json::Value;
 use ward_tests::Project;
-use ward_tests::llm::{ScriptedLlm, Turn, tool_names};
+use ward_tests::llm::{ScriptedLlm, Turn, text_parts, tool_names};
 
 /// An agent file as OpenCode's documentation writes one.
 const DOCS_AGENT: &str = "---
@@ -24,26 +23,6 @@ agent: docs
 ---
 Prepare release $ARGUMENTS.
 ";
-
-fn texts(body: &Value, role: &str) -> String {
-    body["messages"]
-        .as_array()
-        .into_iter()
-        .flatten()
-        .filter(|m| m["role"] == role)
-        .map(|m| match &m["content"] {
-            Value::String(s) => s.clone(),
-            parts => parts
-                .as_array()
-                .into_iter()
-                .flatten()
-                .filter_map(|p| p["text"].as_str())
-                .collect::<Vec<_>>()
-                .join("\n"),
-        })
-        .collect::<Vec<_>>()
-        .join("\n")
-}
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn opencode_agents_and_commands_are_used() {
@@ -76,11 +55,15 @@ async fn opencode_agents_and_commands_are_used() {
     assert!(run.expect_ok().contains("Shipped."), "{}", run.stderr());
     let request = &llm.requests()[0].body;
     assert!(
-        texts(request, "user").contains("Prepare release 1.2."),
+        text_parts(request, "user")
+            .join("\n")
+            .contains("Prepare release 1.2."),
         "the command's template: {request}"
     );
     assert!(
-        texts(request, "system").contains("DOCS-AGENT-PROMPT"),
+        text_parts(request, "system")
+            .join("\n")
+            .contains("DOCS-AGENT-PROMPT"),
         "the command's agent ran it"
     );
     let offered = tool_names(request);

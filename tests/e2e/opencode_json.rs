@@ -10,7 +10,7 @@ use std::path::PathBuf;
 
 use serde_json::{Value, json};
 use ward_tests::Project;
-use ward_tests::llm::{ScriptedLlm, Turn, tool_names};
+use ward_tests::llm::{ScriptedLlm, Turn, text_parts, tool_names};
 
 /// `@modelcontextprotocol/server-everything`, installed by `scripts/setup.sh`.
 fn everything_server() -> String {
@@ -101,20 +101,6 @@ fn opencode_project(name: &str, llm: &ScriptedLlm) -> Project {
     p
 }
 
-fn texts(body: &Value, role: &str) -> String {
-    body["messages"]
-        .as_array()
-        .into_iter()
-        .flatten()
-        .filter(|m| m["role"] == role)
-        .map(|m| match &m["content"] {
-            Value::String(s) => s.clone(),
-            other => other.to_string(),
-        })
-        .collect::<Vec<_>>()
-        .join("\n")
-}
-
 /// What the model was told about call `id`.
 fn tool_result(body: &Value, id: &str) -> String {
     body["messages"]
@@ -187,11 +173,15 @@ async fn an_opencode_project_runs_unchanged() {
     );
     assert_eq!(first.body["model"], "test-model");
     assert!(
-        texts(&first.body, "user").contains("Audit src carefully."),
+        text_parts(&first.body, "user")
+            .join("\n")
+            .contains("Audit src carefully."),
         "the command's template"
     );
     assert!(
-        texts(&first.body, "system").contains("AUDITOR-PROMPT"),
+        text_parts(&first.body, "system")
+            .join("\n")
+            .contains("AUDITOR-PROMPT"),
         "the command's agent ran it"
     );
     let offered = tool_names(&first.body);
@@ -256,7 +246,7 @@ async fn a_conflicting_ward_toml_wins_and_every_value_names_its_file() {
     let run = p.run_async(&["run", "/audit src"], "").await;
     assert!(run.expect_ok().contains("Done."), "{}", run.stderr());
     let requests = llm.requests();
-    let system = texts(&requests[0].body, "system");
+    let system = text_parts(&requests[0].body, "system").join("\n");
     assert!(
         system.contains("WARD-PROMPT") && !system.contains("AUDITOR-PROMPT"),
         "ward.toml's prompt wins: {system}"

@@ -9,7 +9,7 @@ use serde_json::{Value, json};
 use ward_session::{LoopError, TOOL_ABORTED};
 use ward_store::{ABORTED_ERROR, MessageInfo, PartKind, SqliteStore, Store, ToolState};
 use ward_tests::Project;
-use ward_tests::llm::Turn;
+use ward_tests::llm::{Turn, message_texts};
 use ward_tests::rig::LoopRig;
 
 fn bash(id: &str, command: &str) -> Turn {
@@ -40,26 +40,6 @@ async fn until_tool_runs(store: &SqliteStore, session_id: &str) {
     }
 }
 
-/// The user texts of a Chat Completions request body, in order.
-fn user_texts(body: &Value) -> Vec<String> {
-    body["messages"]
-        .as_array()
-        .expect("messages")
-        .iter()
-        .filter(|m| m["role"] == "user")
-        .map(|m| match &m["content"] {
-            Value::String(s) => s.clone(),
-            parts => parts
-                .as_array()
-                .into_iter()
-                .flatten()
-                .filter_map(|p| p["text"].as_str())
-                .collect::<Vec<_>>()
-                .join(""),
-        })
-        .collect()
-}
-
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_prompt_to_a_busy_session_joins_the_running_loop() {
     let p = Project::new("session-join");
@@ -86,8 +66,11 @@ async fn a_prompt_to_a_busy_session_joins_the_running_loop() {
     assert_eq!(first.id, second.id);
     let requests = rig.llm.requests();
     assert_eq!(requests.len(), 2, "a second loop was started");
-    assert_eq!(user_texts(&requests[0].body), ["run the slow thing"]);
-    let later = user_texts(&requests[1].body);
+    assert_eq!(
+        message_texts(&requests[0].body, "user"),
+        ["run the slow thing"]
+    );
+    let later = message_texts(&requests[1].body, "user");
     assert_eq!(later.len(), 2, "{later:?}");
     assert_eq!(later[0], "run the slow thing");
     assert!(

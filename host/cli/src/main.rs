@@ -102,10 +102,7 @@ fn main() -> ExitCode {
         .init();
     inert_panics();
     let cli = Cli::parse();
-    let runtime = match tokio::runtime::Builder::new_multi_thread()
-        .enable_all()
-        .build()
-    {
+    let runtime = match runtime_for(&cli.command).enable_all().build() {
         Ok(r) => r,
         Err(e) => {
             eoutln!("error: cannot start the async runtime: {e}");
@@ -136,6 +133,20 @@ fn main() -> ExitCode {
             eoutln!("error: {e:#}");
             ExitCode::FAILURE
         }
+    }
+}
+
+/// The async runtime a command runs on. `ward mcp serve` over standard input and output
+/// answers one client whose requests are mostly short: on one thread a request never
+/// waits for a sleeping worker to be woken (the round trip of a no-op call was mostly
+/// such wake-ups, `scripts/bench-mcp-serve.py`); blocking work still goes to the
+/// blocking pool. Everything else may run calls in parallel, on every core.
+fn runtime_for(command: &Option<Command>) -> tokio::runtime::Builder {
+    match command {
+        Some(Command::Mcp {
+            command: commands::mcp::McpCommand::Serve(args),
+        }) if args.over_stdio() => tokio::runtime::Builder::new_current_thread(),
+        _ => tokio::runtime::Builder::new_multi_thread(),
     }
 }
 

@@ -6,29 +6,9 @@ use std::process::Stdio;
 use serde_json::Value;
 use ward_store::{MessageInfo, SqliteStore, Store};
 use ward_tests::Project;
-use ward_tests::llm::{ScriptedLlm, Turn};
+use ward_tests::llm::{ScriptedLlm, Turn, message_texts};
 
 use super::transfer::session_in;
-
-/// The user texts of a recorded Chat Completions request.
-fn user_texts(body: &Value) -> Vec<String> {
-    body["messages"]
-        .as_array()
-        .expect("messages")
-        .iter()
-        .filter(|m| m["role"] == "user")
-        .map(|m| match &m["content"] {
-            Value::String(s) => s.clone(),
-            parts => parts
-                .as_array()
-                .into_iter()
-                .flatten()
-                .filter_map(|p| p["text"].as_str())
-                .collect::<Vec<_>>()
-                .join(""),
-        })
-        .collect()
-}
 
 /// `ward ARGS` in `dir` (a directory of `p`), sharing `p`'s data directory.
 async fn run_in(p: &Project, dir: &str, args: &[&str]) -> (bool, String, String) {
@@ -70,7 +50,7 @@ async fn continue_picks_the_last_session_of_this_directory() {
     assert!(ok, "{stderr}");
     assert!(stderr.contains(&format!("session {here}")), "{stderr}");
     let last = llm.requests().last().expect("a request").body.clone();
-    assert_eq!(user_texts(&last), ["FIRST-HERE", "AGAIN"]);
+    assert_eq!(message_texts(&last, "user"), ["FIRST-HERE", "AGAIN"]);
 
     let (ok, _, stderr) = run_in(&p, "empty", &["run", "--continue", "x"]).await;
     assert!(!ok);
@@ -171,7 +151,7 @@ async fn fork_copies_up_to_a_message_with_new_ids_and_the_copy_goes_on_alone() {
         .await
         .expect_ok();
     let last = llm.requests().last().expect("request").body.clone();
-    assert_eq!(user_texts(&last), ["PROMPT-ONE", "PROMPT-THREE"]);
+    assert_eq!(message_texts(&last, "user"), ["PROMPT-ONE", "PROMPT-THREE"]);
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

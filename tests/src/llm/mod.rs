@@ -259,6 +259,42 @@ pub fn tool_names(body: &serde_json::Value) -> Vec<String> {
         .collect()
 }
 
+/// The texts of the `role` messages of a Chat Completions request `body`, in order,
+/// each message's text parts joined (a string content is one part).
+pub fn message_texts(body: &Value, role: &str) -> Vec<String> {
+    role_messages(body, role)
+        .map(|m| message_text_parts(m).concat())
+        .collect()
+}
+
+/// Every text part of the `role` messages of a Chat Completions request `body`, in
+/// order (a string content is one part).
+pub fn text_parts(body: &Value, role: &str) -> Vec<String> {
+    role_messages(body, role)
+        .flat_map(message_text_parts)
+        .collect()
+}
+
+fn role_messages<'a>(body: &'a Value, role: &'a str) -> impl Iterator<Item = &'a Value> {
+    body["messages"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .filter(move |m| m["role"] == role)
+}
+
+fn message_text_parts(message: &Value) -> Vec<String> {
+    match &message["content"] {
+        Value::String(s) => vec![s.clone()],
+        parts => parts
+            .as_array()
+            .into_iter()
+            .flatten()
+            .filter_map(|p| p["text"].as_str().map(str::to_string))
+            .collect(),
+    }
+}
+
 /// The shared recordings of real provider streams (`shared/fixtures/llm-recordings`,
 /// beside the repository checkout).
 pub fn recordings() -> std::path::PathBuf {

@@ -54,6 +54,13 @@ pub struct ServeArgs {
     ask: Fallback,
 }
 
+impl ServeArgs {
+    /// Whether the client is on standard input and output.
+    pub fn over_stdio(&self) -> bool {
+        matches!(self.transport, Transport::Stdio)
+    }
+}
+
 /// Serves until the client disconnects (stdio) or Ctrl-C / SIGTERM (HTTP).
 pub async fn run(args: ServeArgs) -> Result<ExitCode> {
     let cwd = std::env::current_dir()?;
