@@ -2,6 +2,8 @@
 //! pseudo-terminal, keys written to it, the screen it draws parsed by `vt100` and
 //! asserted on — against the scripted LLM.
 
+mod undo;
+
 use std::io::{Read, Write};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
@@ -432,13 +434,20 @@ async fn slash_commands_complete_and_run() {
         "/agents",
         "/compact",
         "/export",
+        "/undo",
+        "/redo",
     ] {
         assert!(screen.contains(name), "{name} in\n{screen}");
     }
     tui.keys("r");
-    let screen = tui.wait_for("/review").await;
+    let screen = tui
+        .wait_until("only the commands starting with r", |s| {
+            !s.contains("/help")
+        })
+        .await;
+    assert!(screen.contains("/review"), "{screen}");
     assert!(screen.contains("review the diff"), "{screen}");
-    assert!(!screen.contains("/help"), "{screen}");
+    assert!(screen.contains("/redo"), "{screen}");
     tui.keys("\x15/he\t\r");
     tui.wait_for("Commands:").await;
     tui.keys("/agents\r");

@@ -125,9 +125,14 @@ impl State {
         self.conv.busy || self.running > 0
     }
 
-    /// Shows what `session` already holds (a continued session).
+    /// Shows what `session` already holds (a continued session), up to its revert
+    /// point: what `/undo` hid from the model is not shown either.
     pub(crate) fn load_history(&mut self, engine: &Engine) -> Result<(), TuiError> {
+        let hidden = self.session.revert.as_ref().map(|r| r.message_id.clone());
         for message in engine.store().messages(&self.session.id, None)? {
+            if hidden.as_deref() == Some(message.info.id()) {
+                break;
+            }
             self.conv
                 .apply(&Event::MessageUpdated { info: message.info });
             for part in message.parts {
@@ -138,14 +143,23 @@ impl State {
     }
 }
 
+/// How a job run in the background (a prompt, a compaction, an undo) ended.
+pub(crate) enum Done {
+    /// A prompt or a compaction: what went wrong, if anything.
+    Prompt(Option<String>),
+    /// An undo or a redo: what it did, or what went wrong. Either way the session
+    /// is shown again from the store, whose revert point it may have moved.
+    Revert(Result<String, String>),
+}
+
 /// What the loop works with besides the state.
 pub(crate) struct Ctx<'a> {
     /// The engine.
     pub(crate) engine: &'a Engine,
     /// How prompts are addressed.
     pub(crate) options: &'a Options,
-    /// Prompts and compactions running: each ends with what went wrong, if anything.
-    pub(crate) prompts: &'a mut JoinSet<Option<String>>,
+    /// Prompts, compactions, undos running: each ends with how it went.
+    pub(crate) prompts: &'a mut JoinSet<Done>,
 }
 
 /// Runs the UI on the terminal until the user leaves.
@@ -205,8 +219,10 @@ pub async fn run(engine: Engine, session: Session, options: Options) -> Result<(
             }
             Some(done) = prompts.join_next(), if !prompts.is_empty() => {
                 state.running = state.running.saturating_sub(1);
-                if let Ok(Some(e)) = done {
-                    state.conv.notice(format!("error: {e}"));
+                match done {
+                    Ok(Done::Prompt(Some(e))) => state.conv.notice(format!("error: {e}")),
+                    Ok(Done::Revert(outcome)) => state.reverted(outcome, &engine),
+                    _ => {}
                 }
                 dirty = true;
             }
@@ -406,11 +422,13 @@ impl State {
         let (engine, session) = (ctx.engine.clone(), self.session.clone());
         self.running += 1;
         ctx.prompts.spawn(async move {
-            engine
-                .prompt(&session, request)
-                .await
-                .err()
-                .map(|e| e.to_string())
+            Done::Prompt(
+                engine
+                    .prompt(&session, request)
+                    .await
+                    .err()
+                    .map(|e| e.to_string()),
+            )
         });
     }
 }

@@ -1,8 +1,8 @@
 //! What the UI's own slash commands do (see `slash` for which they are): a new
 //! session, help, the lists of sessions, models and agents (and switching to one),
-//! compaction and export. Their answers are notes in the conversation.
+//! compaction and export (`/undo` and `/redo` are in `undo`). Their answers are notes in the conversation.
 
-use crate::app::{Ctx, State};
+use crate::app::{Ctx, Done, State};
 use crate::conversation::Conversation;
 use crate::slash::Builtin;
 
@@ -63,16 +63,20 @@ impl State {
                     ));
                 }
             }
+            Builtin::Undo => self.undo(ctx),
+            Builtin::Redo => self.redo(ctx),
             Builtin::Compact => {
                 let (engine, session) = (ctx.engine.clone(), self.session.clone());
                 let model = self.model_choice.clone();
                 self.running += 1;
                 ctx.prompts.spawn(async move {
-                    engine
-                        .compact(&session, model.as_deref())
-                        .await
-                        .err()
-                        .map(|e| e.to_string())
+                    Done::Prompt(
+                        engine
+                            .compact(&session, model.as_deref())
+                            .await
+                            .err()
+                            .map(|e| e.to_string()),
+                    )
                 });
             }
             Builtin::Export(file) => {
@@ -94,7 +98,7 @@ impl State {
     }
 
     /// Shows `session` (new or continued) instead of the current one.
-    fn show_session(&mut self, session: ward_engine::Session, ctx: &Ctx<'_>) {
+    pub(crate) fn show_session(&mut self, session: ward_engine::Session, ctx: &Ctx<'_>) {
         // A turn of the session left keeps running; its events are no longer shown.
         self.conv = Conversation::new(&session.id);
         self.session = session;

@@ -6,7 +6,8 @@
 //! content, `conversation` folds the engine's events into what is shown, `wrap` and
 //! `view` lay it out, `input` is the prompt being typed, `dialog` the permission asks
 //! and the model's questions, `terminal` the raw-mode/alternate-screen guard, and
-//! `app` the event loop tying them together.
+//! `app` the event loop tying them together; `builtins` and `undo` run the UI's own
+//! slash commands.
 
 mod app;
 mod builtins;
@@ -17,6 +18,7 @@ mod input;
 pub mod safe;
 mod slash;
 mod terminal;
+mod undo;
 mod view;
 #[cfg(test)]
 mod view_tests;

@@ -1,5 +1,5 @@
 //! Slash commands typed in the input box. The UI's own — `/new`, `/help`, `/exit`,
-//! `/sessions [ID]`, `/models [PROVIDER/MODEL]`, `/agents [NAME]`, `/compact`,
+//! `/sessions [ID]`, `/models [PROVIDER/MODEL]`, `/agents [NAME]`, `/undo`, `/redo`, `/compact`,
 //! `/export [FILE]` — act here; every other `/name` (the project's and the user's
 //! commands, MCP servers' prompts) is sent to the engine as typed, which expands it
 //! as it does for `ward run`. The catalogue of all of them feeds completion.
@@ -7,7 +7,7 @@
 use ward_engine::Engine;
 
 /// The UI's own commands and what they do.
-const BUILTINS: [(&str, &str); 8] = [
+const BUILTINS: [(&str, &str); 10] = [
     ("new", "start a new session"),
     ("help", "keys and commands"),
     ("exit", "leave"),
@@ -23,6 +23,11 @@ const BUILTINS: [(&str, &str); 8] = [
         "agents",
         "list the agents; /agents NAME switches the primary one",
     ),
+    (
+        "undo",
+        "revert the last prompt's file changes and hide it from the model",
+    ),
+    ("redo", "put back what the last /undo took away"),
     ("compact", "summarise the session's history now"),
     ("export", "write the session to a JSON file (/export FILE)"),
 ];
@@ -42,6 +47,10 @@ pub enum Builtin {
     Models(Option<String>),
     /// `/agents [NAME]`.
     Agents(Option<String>),
+    /// `/undo`.
+    Undo,
+    /// `/redo`.
+    Redo,
     /// `/compact`.
     Compact,
     /// `/export [FILE]`.
@@ -60,6 +69,8 @@ pub fn builtin(text: &str) -> Option<Builtin> {
         "sessions" => Builtin::Sessions(arg),
         "models" => Builtin::Models(arg),
         "agents" => Builtin::Agents(arg),
+        "undo" => Builtin::Undo,
+        "redo" => Builtin::Redo,
         "compact" => Builtin::Compact,
         "export" => Builtin::Export(arg),
         _ => return None,

@@ -206,7 +206,7 @@ fn dialog(frame: &mut Frame<'_>, (title, lines): (String, Vec<Line<'static>>), a
 }
 
 /// The most commands the completion list shows.
-const COMPLETIONS: usize = 8;
+const COMPLETIONS: usize = 12;
 
 /// The commands what is typed may complete to, over the foot of the conversation
 /// (Tab takes the first).
