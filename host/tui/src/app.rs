@@ -5,7 +5,8 @@
 //!
 //! Keys: Enter sends the prompt (typed while the agent works, it joins the running
 //! loop, as in the line mode); Esc, or Ctrl-C, stops a running turn; Ctrl-C on an
-//! idle prompt, Ctrl-D or `/exit` leaves; PageUp/PageDown and Up/Down scroll back;
+//! idle prompt, Ctrl-D or `/exit` leaves; PageUp/PageDown, Up/Down and the mouse
+//! wheel scroll back;
 //! Tab / Shift-Tab switch the primary agent (build, plan); Ctrl-O expands or
 //! collapses the newest tool's output.
 
@@ -14,7 +15,7 @@ use std::collections::VecDeque;
 use std::time::Duration;
 
 use crossterm::event::{
-    Event as TermEvent, EventStream, KeyCode, KeyEvent, KeyEventKind, KeyModifiers,
+    Event as TermEvent, EventStream, KeyCode, KeyEvent, KeyEventKind, KeyModifiers, MouseEventKind,
 };
 use futures_util::StreamExt;
 use tokio::sync::broadcast::error::{RecvError, TryRecvError};
@@ -29,6 +30,9 @@ use crate::error::TuiError;
 use crate::input::Input;
 use crate::slash::{self, Catalog};
 use crate::terminal::Screen;
+
+/// Lines one notch of the mouse wheel scrolls.
+const WHEEL: usize = 3;
 
 /// How often the spinner turns while the agent works.
 const TICK: Duration = Duration::from_millis(120);
@@ -293,6 +297,18 @@ impl State {
                 true
             }
             TermEvent::Resize(..) => true,
+            TermEvent::Mouse(mouse) => match mouse.kind {
+                MouseEventKind::ScrollUp => {
+                    self.scroll.set(self.scroll.get().saturating_add(WHEEL));
+                    true
+                }
+                MouseEventKind::ScrollDown => {
+                    self.scroll.set(self.scroll.get().saturating_sub(WHEEL));
+                    true
+                }
+                // Clicks are reported too (the wheel comes with them); they do nothing.
+                _ => false,
+            },
             _ => false,
         }
     }

@@ -132,7 +132,8 @@ impl Catalog {
             "Keys: Enter sends · Esc or Ctrl-C stops the agent · Ctrl-C on an idle prompt \
              or Ctrl-D leaves · Tab / Shift-Tab switch agent (build, plan), or complete a \
              /command · Ctrl-O expands or collapses the newest tool output · PageUp/PageDown, \
-             Up/Down scroll · Ctrl-U clears the line\nCommands:",
+             Up/Down, the mouse wheel scroll (Shift-drag selects text) · Ctrl-U clears the \
+             line\nCommands:",
         );
         for (name, description) in &self.entries {
             out.push_str(&format!("\n  /{name}  {description}"));
