@@ -2,6 +2,7 @@
 //! pseudo-terminal, keys written to it, the screen it draws parsed by `vt100` and
 //! asserted on — against the scripted LLM.
 
+mod markdown;
 mod scroll;
 mod undo;
 

@@ -74,6 +74,8 @@ pub struct State {
     pub model_choice: Option<String>,
     /// The model's context window, if known.
     pub window: Option<u64>,
+    /// The model's answers as rendered markdown, kept between frames.
+    pub(crate) markdown: crate::markdown::Cache,
     /// Lines scrolled back from the newest (clamped when drawn).
     pub scroll: Cell<usize>,
     /// The conversation's height at the last frame (a page, for PageUp).
@@ -116,6 +118,7 @@ impl State {
                 .unwrap_or_default(),
             model_choice: None,
             window: model.and_then(|m| m.limits.context),
+            markdown: crate::markdown::Cache::default(),
             scroll: Cell::new(0),
             page: Cell::new(0),
             frame: 0,
@@ -181,6 +184,9 @@ pub async fn run(engine: Engine, session: Session, options: Options) -> Result<(
     let mut keys = EventStream::new();
     let mut tick = tokio::time::interval(TICK);
     tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Skip);
+    // Code blocks are highlighted on a thread of their own; each answer it gives
+    // is a reason to draw again.
+    let mut highlighted = crate::highlight::start();
     let mut dirty = true;
     let result = loop {
         if dirty {
@@ -230,6 +236,7 @@ pub async fn run(engine: Engine, session: Session, options: Options) -> Result<(
                 }
                 dirty = true;
             }
+            Some(_) = highlighted.recv() => dirty = true,
             _ = tick.tick(), if state.working() => {
                 state.frame = state.frame.wrapping_add(1);
                 dirty = true;

@@ -4,7 +4,7 @@
 //!
 //! The crate is split by job: [`safe`](crate::safe) makes untrusted text cell
 //! content, `conversation` folds the engine's events into what is shown, `wrap` and
-//! `view` lay it out, `input` is the prompt being typed, `dialog` the permission asks
+//! `view` lay it out (`markdown` and `highlight` style the model's answers), `input` is the prompt being typed, `dialog` the permission asks
 //! and the model's questions, `terminal` the raw-mode/alternate-screen guard, and
 //! `app` the event loop tying them together; `builtins` and `undo` run the UI's own
 //! slash commands.
@@ -14,7 +14,9 @@ mod builtins;
 mod conversation;
 mod dialog;
 mod error;
+mod highlight;
 mod input;
+mod markdown;
 pub mod safe;
 mod slash;
 mod terminal;

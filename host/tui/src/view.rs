@@ -59,7 +59,7 @@ fn conversation(frame: &mut Frame<'_>, state: &State, area: Rect) {
 pub fn conversation_lines(state: &State, width: usize) -> Vec<Line<'static>> {
     let mut out = Vec::new();
     let mut previous_tool = false;
-    for entry in &state.conv.entries {
+    for (index, entry) in state.conv.entries.iter().enumerate() {
         let is_tool = matches!(entry, Entry::Tool(_));
         // A blank line between entries, except within a run of tool calls.
         let in_a_run = is_tool && previous_tool;
@@ -74,7 +74,7 @@ pub fn conversation_lines(state: &State, width: usize) -> Vec<Line<'static>> {
                     .add_modifier(Modifier::BOLD);
                 push_text(&mut out, text, width, "> ", "  ", style);
             }
-            Entry::Text(text) => push_text(&mut out, text, width, "", "", Style::default()),
+            Entry::Text(text) => out.extend(state.markdown.lines(index, text, width)),
             Entry::Reasoning(text) => {
                 let style = Style::default()
                     .add_modifier(Modifier::DIM)

@@ -46,6 +46,7 @@ fn state() -> State {
         model: "p/m".into(),
         model_choice: None,
         window: Some(1000),
+        markdown: crate::markdown::Cache::default(),
         scroll: Cell::new(0),
         page: Cell::new(0),
         frame: 3,
