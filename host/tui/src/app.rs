@@ -8,7 +8,7 @@
 //! idle prompt, Ctrl-D or `/exit` leaves; PageUp/PageDown, Up/Down and the mouse
 //! wheel scroll back;
 //! Tab / Shift-Tab switch the primary agent (build, plan); Ctrl-O expands or
-//! collapses the newest tool's output.
+//! collapses the newest tool's output; Ctrl-T shows or hides the model's reasoning.
 
 use std::cell::Cell;
 use std::collections::VecDeque;
@@ -76,6 +76,8 @@ pub struct State {
     pub window: Option<u64>,
     /// The model's answers as rendered markdown, kept between frames.
     pub(crate) markdown: crate::markdown::Cache,
+    /// Whether the model's reasoning is shown in full (else one row each).
+    pub thinking: bool,
     /// Lines scrolled back from the newest (clamped when drawn).
     pub scroll: Cell<usize>,
     /// The conversation's height at the last frame (a page, for PageUp).
@@ -119,6 +121,7 @@ impl State {
             model_choice: None,
             window: model.and_then(|m| m.limits.context),
             markdown: crate::markdown::Cache::default(),
+            thinking: false,
             scroll: Cell::new(0),
             page: Cell::new(0),
             frame: 0,
@@ -380,6 +383,7 @@ impl State {
                     tool.expanded = !tool.expanded;
                 }
             }
+            KeyCode::Char('t') if ctrl => self.thinking = !self.thinking,
             KeyCode::Char('u') if ctrl => self.input.kill_before(),
             KeyCode::Char('a') if ctrl => self.input.home(),
             KeyCode::Char('e') if ctrl => self.input.end(),

@@ -75,12 +75,7 @@ pub fn conversation_lines(state: &State, width: usize) -> Vec<Line<'static>> {
                 push_text(&mut out, text, width, "> ", "  ", style);
             }
             Entry::Text(text) => out.extend(state.markdown.lines(index, text, width)),
-            Entry::Reasoning(text) => {
-                let style = Style::default()
-                    .add_modifier(Modifier::DIM)
-                    .add_modifier(Modifier::ITALIC);
-                push_text(&mut out, text, width, "", "", style);
-            }
+            Entry::Reasoning(text) => push_reasoning(&mut out, text, width, state.thinking),
             Entry::Tool(tool) => push_tool(&mut out, tool, width, state.frame),
             Entry::Notice(text) => push_text(
                 &mut out,
@@ -116,6 +111,27 @@ fn push_text(
             lead = rest;
         }
     }
+}
+
+/// The model's reasoning, dimmed: one row saying how long it is while collapsed
+/// (the default: it is the model's scratch work), all of it once Ctrl-T shows it.
+fn push_reasoning(out: &mut Vec<Line<'static>>, text: &str, width: usize, shown: bool) {
+    let style = Style::default()
+        .add_modifier(Modifier::DIM)
+        .add_modifier(Modifier::ITALIC);
+    let text = text.trim_matches('\n');
+    let count = text.lines().count();
+    if !shown {
+        let header = format!("▸ thinking · {count} line(s) · Ctrl-T shows");
+        for row in wrap(&header, width).into_iter().take(1) {
+            out.push(Line::styled(row, style));
+        }
+        return;
+    }
+    for row in wrap("▾ thinking · Ctrl-T hides", width).into_iter().take(1) {
+        out.push(Line::styled(row, style));
+    }
+    push_text(out, text, width, "  ", "  ", style);
 }
 
 /// A tool call: its state, name and title, then its output (collapsed unless

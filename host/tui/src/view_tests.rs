@@ -47,6 +47,7 @@ fn state() -> State {
         model_choice: None,
         window: Some(1000),
         markdown: crate::markdown::Cache::default(),
+        thinking: true,
         scroll: Cell::new(0),
         page: Cell::new(0),
         frame: 3,
