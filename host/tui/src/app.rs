@@ -62,6 +62,8 @@ pub struct State {
     pub input: Input,
     /// The open dialog's line (a rejection's reason, an answer).
     pub answer: Input,
+    /// The session or model picker, while open.
+    pub(crate) picker: Option<crate::picker::Picker>,
     /// Asks and questions waiting, the head on screen.
     pub open: VecDeque<Open>,
     /// The agent prompts go to.
@@ -101,6 +103,7 @@ impl State {
             conv: Conversation::new(&session.id),
             input: Input::default(),
             answer: Input::default(),
+            picker: None,
             open: VecDeque::new(),
             agent: options
                 .request
@@ -354,6 +357,9 @@ impl State {
                 self.answer.take();
             }
             return true;
+        }
+        if self.picker.is_some() {
+            return self.picker_key(key.code, ctx);
         }
         let page = self.page.get().max(1);
         match key.code {

@@ -13,12 +13,9 @@ const BUILTINS: [(&str, &str); 10] = [
     ("exit", "leave"),
     (
         "sessions",
-        "list this project's sessions; /sessions ID continues one",
+        "pick a session to continue, fork or delete; /sessions ID continues one",
     ),
-    (
-        "models",
-        "list the configured models; /models PROVIDER/MODEL switches",
-    ),
+    ("models", "pick the model; /models PROVIDER/MODEL switches"),
     (
         "agents",
         "list the agents; /agents NAME switches the primary one",

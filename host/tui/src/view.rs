@@ -33,6 +33,13 @@ pub fn draw(frame: &mut Frame<'_>, state: &State) {
     conversation(frame, state, body);
     if let Some(open) = state.open.front() {
         dialog(frame, open.render(), body);
+    } else if let Some(picker) = &state.picker {
+        let rows = usize::from(body.height.saturating_sub(2));
+        dialog(
+            frame,
+            (picker.title().to_string(), picker.lines(rows)),
+            body,
+        );
     } else {
         completions(frame, state, body);
     }

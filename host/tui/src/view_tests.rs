@@ -40,6 +40,7 @@ fn state() -> State {
         conv,
         input,
         answer: Input::default(),
+        picker: None,
         open: VecDeque::new(),
         agent: "build".into(),
         agents: vec!["build".into(), "plan".into()],
