@@ -122,13 +122,15 @@ impl Tui {
         self.writer.flush().unwrap();
     }
 
+    /// The terminal resized: the parser first, so that nothing `ward` draws for the
+    /// new size (it may draw as soon as the pty is resized) lands on the old one.
     fn resize(&self, rows: u16, cols: u16) {
-        self.master.resize(size(rows, cols)).unwrap();
         self.parser
             .lock()
             .unwrap()
             .screen_mut()
             .set_size(rows, cols);
+        self.master.resize(size(rows, cols)).unwrap();
     }
 
     /// Waits for `ward` to exit; whether it succeeded.

@@ -64,6 +64,8 @@ pub struct State {
     pub answer: Input,
     /// The session or model picker, while open.
     pub(crate) picker: Option<crate::picker::Picker>,
+    /// Commands waiting for the agent to finish (`/undo`, `/redo`).
+    pub(crate) deferred: VecDeque<crate::slash::Builtin>,
     /// Asks and questions waiting, the head on screen.
     pub open: VecDeque<Open>,
     /// The agent prompts go to.
@@ -104,6 +106,7 @@ impl State {
             input: Input::default(),
             answer: Input::default(),
             picker: None,
+            deferred: VecDeque::new(),
             open: VecDeque::new(),
             agent: options
                 .request
@@ -203,6 +206,18 @@ pub async fn run(engine: Engine, session: Session, options: Options) -> Result<(
         }
         if state.quit {
             break Ok(());
+        }
+        if !state.working()
+            && let Some(command) = state.deferred.pop_front()
+        {
+            let mut ctx = Ctx {
+                engine: &engine,
+                options: &options,
+                prompts: &mut prompts,
+            };
+            state.builtin(command, &mut ctx);
+            dirty = true;
+            continue;
         }
         tokio::select! {
             key = keys.next() => match key {

@@ -1,14 +1,17 @@
 //! `/undo` and `/redo` in the UI, over the engine's [`Engine::undo`] and
-//! [`Engine::redo`] (the line mode's `/undo` uses the same two). Each runs in the
-//! background like a prompt; when it ends the session is shown again from the
-//! store — an undo hides the reverted prompt and what followed, a redo shows them
-//! again — with a note saying what was done.
+//! [`Engine::redo`] (the line mode's `/undo` uses the same two). Typed while the
+//! agent works, they wait for it to finish (as in the line mode: the engine refuses
+//! to revert a running session). Each runs in the background like a prompt; when it
+//! ends the session is shown again from the store — an undo hides the reverted
+//! prompt and what followed, a redo shows them again — with a note saying what was
+//! done.
 
 use ward_engine::Engine;
 
 use crate::app::{Ctx, Done, State};
 use crate::conversation::Conversation;
 use crate::safe;
+use crate::slash::Builtin;
 
 /// The most restored files an undo's note names (the rest are counted).
 const FILES_NAMED: usize = 10;
@@ -16,6 +19,9 @@ const FILES_NAMED: usize = 10;
 impl State {
     /// `/undo`: reverts the last prompt still shown.
     pub(crate) fn undo(&mut self, ctx: &mut Ctx<'_>) {
+        if self.defer(Builtin::Undo) {
+            return;
+        }
         let (engine, id) = (ctx.engine.clone(), self.session.id.clone());
         self.running += 1;
         ctx.prompts.spawn(async move {
@@ -29,6 +35,9 @@ impl State {
 
     /// `/redo`: puts back what the last undo took away.
     pub(crate) fn redo(&mut self, ctx: &mut Ctx<'_>) {
+        if self.defer(Builtin::Redo) {
+            return;
+        }
         let (engine, id) = (ctx.engine.clone(), self.session.id.clone());
         self.running += 1;
         ctx.prompts.spawn(async move {
@@ -38,6 +47,22 @@ impl State {
                 Err(e) => Err(e.to_string()),
             })
         });
+    }
+
+    /// Keeps `command` for when the agent has finished, if it works; whether it did.
+    fn defer(&mut self, command: Builtin) -> bool {
+        if !self.working() {
+            return false;
+        }
+        let name = if command == Builtin::Undo {
+            "undo"
+        } else {
+            "redo"
+        };
+        self.conv
+            .notice(format!("/{name} waits for the agent to finish"));
+        self.deferred.push_back(command);
+        true
     }
 
     /// An undo or redo ended: the session is shown as the store now has it, then

@@ -41,6 +41,7 @@ fn state() -> State {
         input,
         answer: Input::default(),
         picker: None,
+        deferred: VecDeque::new(),
         open: VecDeque::new(),
         agent: "build".into(),
         agents: vec!["build".into(), "plan".into()],
