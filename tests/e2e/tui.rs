@@ -3,6 +3,7 @@
 //! asserted on — against the scripted LLM.
 
 mod markdown;
+mod mention;
 mod picker;
 mod reasoning;
 mod scroll;

@@ -19,6 +19,7 @@ use crossterm::event::{
 };
 use futures_util::StreamExt;
 use tokio::sync::broadcast::error::{RecvError, TryRecvError};
+use tokio::sync::mpsc::{UnboundedSender, unbounded_channel};
 use tokio::task::JoinSet;
 use ward_engine::{Engine, Event, PromptRequest, Reply, Session};
 use ward_plugin::sandbox::needs_a_person;
@@ -64,6 +65,12 @@ pub struct State {
     pub answer: Input,
     /// The session or model picker, while open.
     pub(crate) picker: Option<crate::picker::Picker>,
+    /// The subagents, for `@` completion.
+    pub(crate) subagents: Vec<String>,
+    /// The project's files as last walked, for `@` completion.
+    pub(crate) files: Vec<String>,
+    /// Whether an `@` word is being typed (its walk started).
+    pub(crate) mentioning: bool,
     /// Commands waiting for the agent to finish (`/undo`, `/redo`).
     pub(crate) deferred: VecDeque<crate::slash::Builtin>,
     /// Asks and questions waiting, the head on screen.
@@ -106,6 +113,14 @@ impl State {
             input: Input::default(),
             answer: Input::default(),
             picker: None,
+            subagents: engine
+                .workspace()
+                .agents
+                .subagents()
+                .map(|a| a.name.clone())
+                .collect(),
+            files: Vec::new(),
+            mentioning: false,
             deferred: VecDeque::new(),
             open: VecDeque::new(),
             agent: options
@@ -176,6 +191,8 @@ pub(crate) struct Ctx<'a> {
     pub(crate) options: &'a Options,
     /// Prompts, compactions, undos running: each ends with how it went.
     pub(crate) prompts: &'a mut JoinSet<Done>,
+    /// Where a walk of the project's files (for `@` completion) sends them.
+    pub(crate) walks: &'a UnboundedSender<Vec<String>>,
 }
 
 /// Runs the UI on the terminal until the user leaves.
@@ -196,6 +213,7 @@ pub async fn run(engine: Engine, session: Session, options: Options) -> Result<(
     // Code blocks are highlighted on a thread of their own; each answer it gives
     // is a reason to draw again.
     let mut highlighted = crate::highlight::start();
+    let (walks, mut walked) = unbounded_channel();
     let mut dirty = true;
     let result = loop {
         if dirty {
@@ -214,6 +232,7 @@ pub async fn run(engine: Engine, session: Session, options: Options) -> Result<(
                 engine: &engine,
                 options: &options,
                 prompts: &mut prompts,
+                walks: &walks,
             };
             state.builtin(command, &mut ctx);
             dirty = true;
@@ -226,6 +245,7 @@ pub async fn run(engine: Engine, session: Session, options: Options) -> Result<(
                         engine: &engine,
                         options: &options,
                         prompts: &mut prompts,
+                        walks: &walks,
                     };
                     dirty |= state.terminal_event(event, &mut ctx);
                 }
@@ -258,6 +278,10 @@ pub async fn run(engine: Engine, session: Session, options: Options) -> Result<(
                 dirty = true;
             }
             Some(_) = highlighted.recv() => dirty = true,
+            Some(files) = walked.recv() => {
+                state.files = files;
+                dirty = true;
+            }
             _ = tick.tick(), if state.working() => {
                 state.frame = state.frame.wrapping_add(1);
                 dirty = true;
@@ -384,6 +408,7 @@ impl State {
             KeyCode::Enter => self.submit(ctx),
             // The next prompt goes to the other agent; the engine tells the model of
             // the switch (the plan/build reminders), as for any change of agent.
+            KeyCode::Tab if self.complete_mention() => {}
             KeyCode::Tab => {
                 let first = self
                     .catalog
@@ -421,6 +446,40 @@ impl State {
             KeyCode::Down => self.scroll.set(self.scroll.get().saturating_sub(1)),
             _ => return false,
         }
+        self.track_mention(ctx);
+        true
+    }
+
+    /// Starts a walk of the project's files when an `@` word starts being typed.
+    fn track_mention(&mut self, ctx: &Ctx<'_>) {
+        let typing = crate::mention::partial(self.input.text()).is_some();
+        if typing && !self.mentioning {
+            let root = ctx.engine.workspace().config.project_root.clone();
+            crate::mention::walk(root, ctx.walks.clone());
+        }
+        self.mentioning = typing;
+    }
+
+    /// The `@` completions for what is typed (none when no `@` word is).
+    pub(crate) fn mentions(&self) -> Vec<String> {
+        match crate::mention::partial(self.input.text()) {
+            Some(partial) => crate::mention::complete(partial, &self.subagents, &self.files),
+            None => Vec::new(),
+        }
+    }
+
+    /// Tab on an `@` word: replaced by its first completion; whether there was one.
+    fn complete_mention(&mut self) -> bool {
+        let text = self.input.text();
+        let (Some(partial), Some(first)) = (
+            crate::mention::partial(text),
+            self.mentions().into_iter().next(),
+        ) else {
+            return false;
+        };
+        let kept = text[..text.len() - partial.len()].to_string();
+        self.input.take();
+        self.input.paste(&format!("{kept}{first} "));
         true
     }
 

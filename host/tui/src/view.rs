@@ -231,10 +231,33 @@ fn dialog(frame: &mut Frame<'_>, (title, lines): (String, Vec<Line<'static>>), a
 /// The most commands the completion list shows.
 const COMPLETIONS: usize = 12;
 
-/// The commands what is typed may complete to, over the foot of the conversation
-/// (Tab takes the first).
+/// The commands, or the `@` files and agents, what is typed may complete to, over
+/// the foot of the conversation (Tab takes the first).
 fn completions(frame: &mut Frame<'_>, state: &State, area: Rect) {
-    let matches = state.catalog.completions(state.input.text());
+    let commands = state.catalog.completions(state.input.text());
+    let (title, matches): (&str, Vec<(String, String)>) = if commands.is_empty() {
+        let mentions = state.mentions();
+        (
+            " files and agents (Tab completes) ",
+            mentions
+                .into_iter()
+                .map(|name| {
+                    let kind = if state.subagents.contains(&name) {
+                        "agent"
+                    } else {
+                        ""
+                    };
+                    (name, kind.to_string())
+                })
+                .collect(),
+        )
+    } else {
+        (
+            " commands (Tab completes) ",
+            commands.into_iter().cloned().collect(),
+        )
+    };
+    let lead = if commands_shown(state) { "/" } else { "@" };
     if matches.is_empty() || area.width < 3 || area.height < 3 {
         return;
     }
@@ -250,7 +273,7 @@ fn completions(frame: &mut Frame<'_>, state: &State, area: Rect) {
                 Style::default()
             };
             Line::from(vec![
-                Span::styled(format!("/{}", safe::line(name)), style),
+                Span::styled(format!("{lead}{}", safe::line(name)), style),
                 Span::styled(format!("  {}", safe::line(description)), dim),
             ])
         })
@@ -264,8 +287,13 @@ fn completions(frame: &mut Frame<'_>, state: &State, area: Rect) {
         ..area
     };
     frame.render_widget(Clear, rect);
-    let block = Block::bordered().title(" commands (Tab completes) ");
+    let block = Block::bordered().title(title);
     frame.render_widget(Paragraph::new(lines).block(block), rect);
+}
+
+/// Whether what is typed is completed as a command (else as an `@` mention).
+fn commands_shown(state: &State) -> bool {
+    !state.catalog.completions(state.input.text()).is_empty()
 }
 
 /// The line being typed (the prompt, or the open dialog's answer), scrolled so the
