@@ -7,6 +7,7 @@ mod mention;
 mod picker;
 mod reasoning;
 mod scroll;
+mod subagent;
 mod undo;
 
 use std::io::{Read, Write};
