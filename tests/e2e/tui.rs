@@ -93,6 +93,17 @@ impl Tui {
         self.parser.lock().unwrap().screen().contents()
     }
 
+    /// With `WARD_UPDATE_SCREENSHOT` set (`scripts/tui-screenshots.sh`), writes the
+    /// screen now to `docs/tui-NAME.txt` for the README: each row's trailing blanks
+    /// cut and runs of empty rows shortened to one — nothing else changed.
+    fn screenshot(&self, name: &str) {
+        if std::env::var_os("WARD_UPDATE_SCREENSHOT").is_none() {
+            return;
+        }
+        let path = format!("{}/../docs/tui-{name}.txt", env!("CARGO_MANIFEST_DIR"));
+        std::fs::write(path, shortened(&self.screen())).unwrap();
+    }
+
     /// Whether anything set the window title or icon name (OSC 0/1/2).
     fn retitled(&self) -> bool {
         let parser = self.parser.lock().unwrap();
@@ -193,6 +204,7 @@ async fn a_tool_call_is_allowed_in_the_permission_dialog() {
     let screen = tui.wait_for("Allow bash for:").await;
     assert!(screen.contains("seq 1 9 > made.txt"), "{screen}");
     assert!(screen.contains("[y] once"), "{screen}");
+    tui.screenshot("ask");
     assert!(
         !p.path("made.txt").exists(),
         "nothing runs before the answer"
@@ -209,11 +221,7 @@ async fn a_tool_call_is_allowed_in_the_permission_dialog() {
     // The status line: agent, model, tokens of the window, cost.
     assert!(screen.contains("scripted/test-model"), "{screen}");
     assert!(screen.contains("tokens"), "{screen}");
-    // The README's screenshot is this screen: `WARD_UPDATE_SCREENSHOT=1` rewrites it.
-    if std::env::var_os("WARD_UPDATE_SCREENSHOT").is_some() {
-        let path = concat!(env!("CARGO_MANIFEST_DIR"), "/../docs/tui-screen.txt");
-        std::fs::write(path, &screen).unwrap();
-    }
+    tui.screenshot("tool");
     tui.keys("\x04");
     assert!(tui.exit_status().await);
 }
@@ -383,6 +391,7 @@ async fn an_edit_is_shown_as_a_diff_and_output_expands() {
     tui.wait_for(" build ").await;
     tui.keys("change beta\r");
     let screen = tui.wait_for("edited").await;
+    tui.screenshot("diff");
     assert_eq!(p.read("notes.txt"), "alpha\nBETA\ngamma\n");
     assert!(screen.contains("│ -beta"), "{screen}");
     assert!(screen.contains("│ +BETA"), "{screen}");
@@ -407,6 +416,45 @@ async fn an_edit_is_shown_as_a_diff_and_output_expands() {
         .await;
     tui.keys("\x04");
     assert!(tui.exit_status().await);
+}
+
+/// A screen as the README shows it: trailing blanks cut, runs of empty rows
+/// shortened to one.
+fn shortened(screen: &str) -> String {
+    let mut out = String::new();
+    let mut empty = false;
+    for row in screen.lines().map(str::trim_end) {
+        if row.is_empty() && empty {
+            continue;
+        }
+        empty = row.is_empty();
+        out.push_str(row);
+        out.push('\n');
+    }
+    out
+}
+
+/// Every `docs/tui-*.txt` screen is in the README as generated, in a `text` block.
+#[test]
+fn the_readme_embeds_the_generated_screens() {
+    let root = concat!(env!("CARGO_MANIFEST_DIR"), "/..");
+    let readme = std::fs::read_to_string(format!("{root}/README.md")).unwrap();
+    let mut screens = 0;
+    for entry in std::fs::read_dir(format!("{root}/docs")).unwrap() {
+        let path = entry.unwrap().path();
+        let name = path.file_name().unwrap().to_string_lossy().into_owned();
+        if !(name.starts_with("tui-") && name.ends_with(".txt")) {
+            continue;
+        }
+        let screen = std::fs::read_to_string(&path).unwrap();
+        let block = format!("<!-- screen: docs/{name} -->\n```text\n{screen}```\n");
+        assert!(
+            readme.contains(&block),
+            "README.md does not embed docs/{name} as generated: run scripts/tui-screenshots.sh"
+        );
+        screens += 1;
+    }
+    assert!(screens >= 4, "{screens} screens");
 }
 
 /// Where `what` starts on the screen `contents`: (row, column).

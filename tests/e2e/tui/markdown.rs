@@ -58,6 +58,7 @@ async fn markdown_is_rendered_and_code_is_highlighted_inert() {
         );
         tokio::time::sleep(std::time::Duration::from_millis(50)).await;
     }
+    tui.screenshot("markdown");
     tui.keys("\x04");
     assert!(tui.exit_status().await);
 }

@@ -47,6 +47,7 @@ async fn sessions_are_continued_forked_and_deleted_from_the_picker() {
     tui.keys("/sessions\r");
     let screen = tui.wait_for("Enter continues").await;
     assert!(screen.contains("(current)"), "{screen}");
+    tui.screenshot("sessions");
     tui.keys("\x1b[B\r");
     let screen = tui.wait_for("answer about apples").await;
     assert!(!screen.contains("answer about pears"), "{screen}");
