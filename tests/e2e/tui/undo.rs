@@ -66,3 +66,36 @@ async fn undo_restores_the_edited_file_and_redo_puts_it_back() {
     tui.keys("\x04");
     assert!(tui.exit_status().await);
 }
+
+/// The line mode's `/undo` and `/redo` go through the same engine calls.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_line_mode_undoes_and_redoes_through_the_same_calls() {
+    let p = Project::new("tui-undo-line");
+    p.write("notes.txt", "beta\n");
+    let llm = ScriptedLlm::start(vec![
+        Turn::tool("call_r", "read", json!({"filePath": "notes.txt"})),
+        Turn::tool(
+            "call_e",
+            "edit",
+            json!({"filePath": "notes.txt", "oldString": "beta", "newString": "BETA"}),
+        ),
+        Turn::text("edited the notes"),
+    ])
+    .await;
+    llm.configure(&p, "openai-compatible");
+    let mut tui = Tui::start(&p, &["--yes", "--no-tui"], 40, 100);
+    tui.wait_for("/exit to quit").await;
+    tui.keys("shout beta\r");
+    tui.wait_for("edited the notes").await;
+    assert_eq!(p.read("notes.txt"), "BETA\n");
+    tui.keys("/undo\r");
+    tui.wait_for("undone: 1 file(s) restored").await;
+    assert_eq!(p.read("notes.txt"), "beta\n");
+    tui.keys("/redo\r");
+    tui.wait_for("redone").await;
+    assert_eq!(p.read("notes.txt"), "BETA\n");
+    tui.keys("/redo\r");
+    tui.wait_for("nothing to redo").await;
+    tui.keys("/exit\r");
+    assert!(tui.exit_status().await);
+}
