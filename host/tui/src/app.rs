@@ -213,6 +213,9 @@ pub async fn run(engine: Engine, session: Session, options: Options) -> Result<(
     // Code blocks are highlighted on a thread of their own; each answer it gives
     // is a reason to draw again.
     let mut highlighted = crate::highlight::start();
+    // Cleared if the worker ever goes away: a closed channel answers at once, and
+    // polling it again would spin.
+    let mut highlighter_up = true;
     let (walks, mut walked) = unbounded_channel();
     let mut dirty = true;
     let result = loop {
@@ -277,7 +280,10 @@ pub async fn run(engine: Engine, session: Session, options: Options) -> Result<(
                 }
                 dirty = true;
             }
-            Some(_) = highlighted.recv() => dirty = true,
+            signal = highlighted.recv(), if highlighter_up => match signal {
+                Some(_) => dirty = true,
+                None => highlighter_up = false,
+            },
             Some(files) = walked.recv() => {
                 state.files = files;
                 dirty = true;

@@ -69,9 +69,15 @@ pub fn start() -> UnboundedReceiver<u64> {
         let took = u64::try_from(started.elapsed().as_millis()).unwrap_or(u64::MAX);
         let _ = signal.send(took);
         while let Ok((key, lang, code)) = queue.recv() {
-            let lines = loaded
-                .as_ref()
-                .and_then(|(syntaxes, theme)| highlight(syntaxes, theme, &lang, &code));
+            // A highlighter bug on some input costs that block its colours, not the
+            // worker (and with it every later block).
+            let lines = std::panic::catch_unwind(|| {
+                loaded
+                    .as_ref()
+                    .and_then(|(syntaxes, theme)| highlight(syntaxes, theme, &lang, &code))
+            })
+            .ok()
+            .flatten();
             answer(key, lines, &signal);
         }
     });
