@@ -456,39 +456,6 @@ impl State {
         true
     }
 
-    /// Starts a walk of the project's files when an `@` word starts being typed.
-    fn track_mention(&mut self, ctx: &Ctx<'_>) {
-        let typing = crate::mention::partial(self.input.text()).is_some();
-        if typing && !self.mentioning {
-            let root = ctx.engine.workspace().config.project_root.clone();
-            crate::mention::walk(root, ctx.walks.clone());
-        }
-        self.mentioning = typing;
-    }
-
-    /// The `@` completions for what is typed (none when no `@` word is).
-    pub(crate) fn mentions(&self) -> Vec<String> {
-        match crate::mention::partial(self.input.text()) {
-            Some(partial) => crate::mention::complete(partial, &self.subagents, &self.files),
-            None => Vec::new(),
-        }
-    }
-
-    /// Tab on an `@` word: replaced by its first completion; whether there was one.
-    fn complete_mention(&mut self) -> bool {
-        let text = self.input.text();
-        let (Some(partial), Some(first)) = (
-            crate::mention::partial(text),
-            self.mentions().into_iter().next(),
-        ) else {
-            return false;
-        };
-        let kept = text[..text.len() - partial.len()].to_string();
-        self.input.take();
-        self.input.paste(&format!("{kept}{first} "));
-        true
-    }
-
     /// The primary agents, for `/agents`.
     pub(crate) fn agents(&self) -> &[String] {
         &self.agents

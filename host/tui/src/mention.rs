@@ -10,6 +10,8 @@ use std::path::PathBuf;
 
 use tokio::sync::mpsc::UnboundedSender;
 
+use crate::app::{Ctx, State};
+
 /// The most files a walk collects (a huge tree is cut, not walked for seconds).
 const MOST_FILES: usize = 20_000;
 
@@ -73,6 +75,39 @@ pub fn complete(partial: &str, agents: &[String], files: &[String]) -> Vec<Strin
     out.extend(starting.into_iter().chain(containing).cloned());
     out.truncate(OFFERED);
     out
+}
+
+impl State {
+    /// Starts a walk of the project's files when an `@` word starts being typed.
+    pub(crate) fn track_mention(&mut self, ctx: &Ctx<'_>) {
+        let typing = partial(self.input.text()).is_some();
+        if typing && !self.mentioning {
+            let root = ctx.engine.workspace().config.project_root.clone();
+            walk(root, ctx.walks.clone());
+        }
+        self.mentioning = typing;
+    }
+
+    /// The `@` completions for what is typed (none when no `@` word is).
+    pub(crate) fn mentions(&self) -> Vec<String> {
+        match partial(self.input.text()) {
+            Some(partial) => complete(partial, &self.subagents, &self.files),
+            None => Vec::new(),
+        }
+    }
+
+    /// Tab on an `@` word: replaced by its first completion; whether there was one.
+    pub(crate) fn complete_mention(&mut self) -> bool {
+        let text = self.input.text();
+        let (Some(partial), Some(first)) = (partial(text), self.mentions().into_iter().next())
+        else {
+            return false;
+        };
+        let kept = text[..text.len() - partial.len()].to_string();
+        self.input.take();
+        self.input.paste(&format!("{kept}{first} "));
+        true
+    }
 }
 
 #[cfg(test)]
