@@ -128,10 +128,10 @@ impl Catalog {
         let mut out = String::from(
             "Keys: Enter sends · Esc or Ctrl-C stops the agent · Ctrl-C on an idle prompt \
              or Ctrl-D leaves · Tab / Shift-Tab switch agent (build, plan), or complete a \
-             /command · Ctrl-O expands or collapses the newest tool output · Ctrl-T shows or \
-             hides the reasoning · PageUp/PageDown, \
-             Up/Down, the mouse wheel scroll (Shift-drag selects text) · Ctrl-U clears the \
-             line\nCommands:",
+             /command or an @file / @agent · Ctrl-O expands or collapses the newest tool \
+             output · Ctrl-T shows or hides the reasoning · PageUp/PageDown, Up/Down, the \
+             mouse wheel scroll (Shift-drag selects text) · Ctrl-U clears the line\n\
+             Commands:",
         );
         for (name, description) in &self.entries {
             out.push_str(&format!("\n  /{name}  {description}"));
