@@ -2,6 +2,15 @@
 //! pseudo-terminal, keys written to it, the screen it draws parsed by `vt100` and
 //! asserted on — against the scripted LLM.
 
+mod markdown;
+mod mention;
+mod picker;
+mod reasoning;
+mod screens;
+mod scroll;
+mod subagent;
+mod undo;
+
 use std::io::{Read, Write};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
@@ -85,6 +94,17 @@ impl Tui {
         self.parser.lock().unwrap().screen().contents()
     }
 
+    /// With `WARD_UPDATE_SCREENSHOT` set (`scripts/tui-screenshots.sh`), writes the
+    /// screen now to `docs/tui-NAME.txt` for the README: each row's trailing blanks
+    /// cut and runs of empty rows shortened to one — nothing else changed.
+    fn screenshot(&self, name: &str) {
+        if std::env::var_os("WARD_UPDATE_SCREENSHOT").is_none() {
+            return;
+        }
+        let path = format!("{}/../docs/tui-{name}.txt", env!("CARGO_MANIFEST_DIR"));
+        std::fs::write(path, screens::shortened(&self.screen())).unwrap();
+    }
+
     /// Whether anything set the window title or icon name (OSC 0/1/2).
     fn retitled(&self) -> bool {
         let parser = self.parser.lock().unwrap();
@@ -116,13 +136,15 @@ impl Tui {
         self.writer.flush().unwrap();
     }
 
+    /// The terminal resized: the parser first, so that nothing `ward` draws for the
+    /// new size (it may draw as soon as the pty is resized) lands on the old one.
     fn resize(&self, rows: u16, cols: u16) {
-        self.master.resize(size(rows, cols)).unwrap();
         self.parser
             .lock()
             .unwrap()
             .screen_mut()
             .set_size(rows, cols);
+        self.master.resize(size(rows, cols)).unwrap();
     }
 
     /// Waits for `ward` to exit; whether it succeeded.
@@ -183,6 +205,7 @@ async fn a_tool_call_is_allowed_in_the_permission_dialog() {
     let screen = tui.wait_for("Allow bash for:").await;
     assert!(screen.contains("seq 1 9 > made.txt"), "{screen}");
     assert!(screen.contains("[y] once"), "{screen}");
+    tui.screenshot("ask");
     assert!(
         !p.path("made.txt").exists(),
         "nothing runs before the answer"
@@ -199,11 +222,7 @@ async fn a_tool_call_is_allowed_in_the_permission_dialog() {
     // The status line: agent, model, tokens of the window, cost.
     assert!(screen.contains("scripted/test-model"), "{screen}");
     assert!(screen.contains("tokens"), "{screen}");
-    // The README's screenshot is this screen: `WARD_UPDATE_SCREENSHOT=1` rewrites it.
-    if std::env::var_os("WARD_UPDATE_SCREENSHOT").is_some() {
-        let path = concat!(env!("CARGO_MANIFEST_DIR"), "/../docs/tui-screen.txt");
-        std::fs::write(path, &screen).unwrap();
-    }
+    tui.screenshot("tool");
     tui.keys("\x04");
     assert!(tui.exit_status().await);
 }
@@ -373,6 +392,7 @@ async fn an_edit_is_shown_as_a_diff_and_output_expands() {
     tui.wait_for(" build ").await;
     tui.keys("change beta\r");
     let screen = tui.wait_for("edited").await;
+    tui.screenshot("diff");
     assert_eq!(p.read("notes.txt"), "alpha\nBETA\ngamma\n");
     assert!(screen.contains("│ -beta"), "{screen}");
     assert!(screen.contains("│ +BETA"), "{screen}");
@@ -432,13 +452,20 @@ async fn slash_commands_complete_and_run() {
         "/agents",
         "/compact",
         "/export",
+        "/undo",
+        "/redo",
     ] {
         assert!(screen.contains(name), "{name} in\n{screen}");
     }
     tui.keys("r");
-    let screen = tui.wait_for("/review").await;
+    let screen = tui
+        .wait_until("only the commands starting with r", |s| {
+            !s.contains("/help")
+        })
+        .await;
+    assert!(screen.contains("/review"), "{screen}");
     assert!(screen.contains("review the diff"), "{screen}");
-    assert!(!screen.contains("/help"), "{screen}");
+    assert!(screen.contains("/redo"), "{screen}");
     tui.keys("\x15/he\t\r");
     tui.wait_for("Commands:").await;
     tui.keys("/agents\r");

@@ -40,6 +40,7 @@ pub use engine::{Engine, Opened, PendingPrompt, PromptRequest, Turn, open_store}
 pub use error::{AgentError, EngineError, ModelError};
 pub use options::EngineOptions;
 pub use origins::located_rules;
+pub use revert::Undone;
 pub use workspace::{Settings, Workspace, primary_agent, rules};
 
 // What frontends name in what they render and answer, so they need not depend on

@@ -97,6 +97,44 @@ impl Engine {
             .map(|m| m.info.id().to_string()))
     }
 
+    /// Undo as `/undo` does it, in the line mode and the terminal UI alike: reverts
+    /// session `id` from its last prompt still shown ([`Engine::undo_target`]).
+    /// `None` when there is nothing to undo.
+    pub async fn undo(&self, id: &str) -> Result<Option<Undone>, EngineError> {
+        let Some(message_id) = self.undo_target(id)? else {
+            return Ok(None);
+        };
+        let prompt = self
+            .shared
+            .store
+            .messages(id, None)?
+            .into_iter()
+            .find(|m| m.info.id() == message_id)
+            .map(|m| prompt_text(&m))
+            .unwrap_or_default();
+        let session = self.revert(id, &message_id, None).await?;
+        let files = session
+            .revert
+            .as_ref()
+            .map(|r| r.files.clone())
+            .unwrap_or_default();
+        Ok(Some(Undone {
+            session,
+            message_id,
+            prompt,
+            files,
+        }))
+    }
+
+    /// Redo as `/redo` does it: puts back what the last revert of session `id` took
+    /// away. `None` when the session is not reverted (nothing to redo).
+    pub async fn redo(&self, id: &str) -> Result<Option<Session>, EngineError> {
+        if self.session(id)?.revert.is_none() {
+            return Ok(None);
+        }
+        self.unrevert(id).await.map(Some)
+    }
+
     /// Undoes [`Engine::revert`]: the files it restored are put back as they were
     /// just before it, and the hidden messages are shown again. Refused while the
     /// session's loop runs; a session that is not reverted is returned unchanged.
@@ -123,6 +161,33 @@ impl Engine {
         self.shared.summarize_in_background(id);
         Ok(session)
     }
+}
+
+/// What [`Engine::undo`] did.
+#[derive(Clone, Debug)]
+pub struct Undone {
+    /// The session, with its `revert` set.
+    pub session: Session,
+    /// The prompt reverted from (it and what followed are hidden from the model).
+    pub message_id: String,
+    /// That prompt's text (what a person recognises it by).
+    pub prompt: String,
+    /// The files put back as they were before it.
+    pub files: Vec<String>,
+}
+
+/// The text a person typed in a user message: its text parts that are not the
+/// engine's own additions.
+fn prompt_text(message: &Message) -> String {
+    let texts: Vec<&str> = message
+        .parts
+        .iter()
+        .filter_map(|p| match &p.kind {
+            PartKind::Text(t) if !t.synthetic => Some(t.text.as_str()),
+            _ => None,
+        })
+        .collect();
+    texts.join("\n")
 }
 
 /// Each file the `patch` parts of `messages` (from `part_id` on in the first one)

@@ -5,19 +5,21 @@
 //!
 //! Keys: Enter sends the prompt (typed while the agent works, it joins the running
 //! loop, as in the line mode); Esc, or Ctrl-C, stops a running turn; Ctrl-C on an
-//! idle prompt, Ctrl-D or `/exit` leaves; PageUp/PageDown and Up/Down scroll back;
+//! idle prompt, Ctrl-D or `/exit` leaves; PageUp/PageDown, Up/Down and the mouse
+//! wheel scroll back;
 //! Tab / Shift-Tab switch the primary agent (build, plan); Ctrl-O expands or
-//! collapses the newest tool's output.
+//! collapses the newest tool's output; Ctrl-T shows or hides the model's reasoning.
 
 use std::cell::Cell;
 use std::collections::VecDeque;
 use std::time::Duration;
 
 use crossterm::event::{
-    Event as TermEvent, EventStream, KeyCode, KeyEvent, KeyEventKind, KeyModifiers,
+    Event as TermEvent, EventStream, KeyCode, KeyEvent, KeyEventKind, KeyModifiers, MouseEventKind,
 };
 use futures_util::StreamExt;
 use tokio::sync::broadcast::error::{RecvError, TryRecvError};
+use tokio::sync::mpsc::{UnboundedSender, unbounded_channel};
 use tokio::task::JoinSet;
 use ward_engine::{Engine, Event, PromptRequest, Reply, Session};
 use ward_plugin::sandbox::needs_a_person;
@@ -29,6 +31,9 @@ use crate::error::TuiError;
 use crate::input::Input;
 use crate::slash::{self, Catalog};
 use crate::terminal::Screen;
+
+/// Lines one notch of the mouse wheel scrolls.
+const WHEEL: usize = 3;
 
 /// How often the spinner turns while the agent works.
 const TICK: Duration = Duration::from_millis(120);
@@ -58,6 +63,16 @@ pub struct State {
     pub input: Input,
     /// The open dialog's line (a rejection's reason, an answer).
     pub answer: Input,
+    /// The session or model picker, while open.
+    pub(crate) picker: Option<crate::picker::Picker>,
+    /// The subagents, for `@` completion.
+    pub(crate) subagents: Vec<String>,
+    /// The project's files as last walked, for `@` completion.
+    pub(crate) files: Vec<String>,
+    /// Whether an `@` word is being typed (its walk started).
+    pub(crate) mentioning: bool,
+    /// Commands waiting for the agent to finish (`/undo`, `/redo`).
+    pub(crate) deferred: VecDeque<crate::slash::Builtin>,
     /// Asks and questions waiting, the head on screen.
     pub open: VecDeque<Open>,
     /// The agent prompts go to.
@@ -70,6 +85,10 @@ pub struct State {
     pub model_choice: Option<String>,
     /// The model's context window, if known.
     pub window: Option<u64>,
+    /// The model's answers as rendered markdown, kept between frames.
+    pub(crate) markdown: crate::markdown::Cache,
+    /// Whether the model's reasoning is shown in full (else one row each).
+    pub thinking: bool,
     /// Lines scrolled back from the newest (clamped when drawn).
     pub scroll: Cell<usize>,
     /// The conversation's height at the last frame (a page, for PageUp).
@@ -93,6 +112,16 @@ impl State {
             conv: Conversation::new(&session.id),
             input: Input::default(),
             answer: Input::default(),
+            picker: None,
+            subagents: engine
+                .workspace()
+                .agents
+                .subagents()
+                .map(|a| a.name.clone())
+                .collect(),
+            files: Vec::new(),
+            mentioning: false,
+            deferred: VecDeque::new(),
             open: VecDeque::new(),
             agent: options
                 .request
@@ -112,6 +141,8 @@ impl State {
                 .unwrap_or_default(),
             model_choice: None,
             window: model.and_then(|m| m.limits.context),
+            markdown: crate::markdown::Cache::default(),
+            thinking: false,
             scroll: Cell::new(0),
             page: Cell::new(0),
             frame: 0,
@@ -125,9 +156,14 @@ impl State {
         self.conv.busy || self.running > 0
     }
 
-    /// Shows what `session` already holds (a continued session).
+    /// Shows what `session` already holds (a continued session), up to its revert
+    /// point: what `/undo` hid from the model is not shown either.
     pub(crate) fn load_history(&mut self, engine: &Engine) -> Result<(), TuiError> {
+        let hidden = self.session.revert.as_ref().map(|r| r.message_id.clone());
         for message in engine.store().messages(&self.session.id, None)? {
+            if hidden.as_deref() == Some(message.info.id()) {
+                break;
+            }
             self.conv
                 .apply(&Event::MessageUpdated { info: message.info });
             for part in message.parts {
@@ -138,14 +174,25 @@ impl State {
     }
 }
 
+/// How a job run in the background (a prompt, a compaction, an undo) ended.
+pub(crate) enum Done {
+    /// A prompt or a compaction: what went wrong, if anything.
+    Prompt(Option<String>),
+    /// An undo or a redo: what it did, or what went wrong. Either way the session
+    /// is shown again from the store, whose revert point it may have moved.
+    Revert(Result<String, String>),
+}
+
 /// What the loop works with besides the state.
 pub(crate) struct Ctx<'a> {
     /// The engine.
     pub(crate) engine: &'a Engine,
     /// How prompts are addressed.
     pub(crate) options: &'a Options,
-    /// Prompts and compactions running: each ends with what went wrong, if anything.
-    pub(crate) prompts: &'a mut JoinSet<Option<String>>,
+    /// Prompts, compactions, undos running: each ends with how it went.
+    pub(crate) prompts: &'a mut JoinSet<Done>,
+    /// Where a walk of the project's files (for `@` completion) sends them.
+    pub(crate) walks: &'a UnboundedSender<Vec<String>>,
 }
 
 /// Runs the UI on the terminal until the user leaves.
@@ -163,6 +210,13 @@ pub async fn run(engine: Engine, session: Session, options: Options) -> Result<(
     let mut keys = EventStream::new();
     let mut tick = tokio::time::interval(TICK);
     tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Skip);
+    // Code blocks are highlighted on a thread of their own; each answer it gives
+    // is a reason to draw again.
+    let mut highlighted = crate::highlight::start();
+    // Cleared if the worker ever goes away: a closed channel answers at once, and
+    // polling it again would spin.
+    let mut highlighter_up = true;
+    let (walks, mut walked) = unbounded_channel();
     let mut dirty = true;
     let result = loop {
         if dirty {
@@ -174,6 +228,19 @@ pub async fn run(engine: Engine, session: Session, options: Options) -> Result<(
         if state.quit {
             break Ok(());
         }
+        if !state.working()
+            && let Some(command) = state.deferred.pop_front()
+        {
+            let mut ctx = Ctx {
+                engine: &engine,
+                options: &options,
+                prompts: &mut prompts,
+                walks: &walks,
+            };
+            state.builtin(command, &mut ctx);
+            dirty = true;
+            continue;
+        }
         tokio::select! {
             key = keys.next() => match key {
                 Some(Ok(event)) => {
@@ -181,6 +248,7 @@ pub async fn run(engine: Engine, session: Session, options: Options) -> Result<(
                         engine: &engine,
                         options: &options,
                         prompts: &mut prompts,
+                        walks: &walks,
                     };
                     dirty |= state.terminal_event(event, &mut ctx);
                 }
@@ -205,9 +273,19 @@ pub async fn run(engine: Engine, session: Session, options: Options) -> Result<(
             }
             Some(done) = prompts.join_next(), if !prompts.is_empty() => {
                 state.running = state.running.saturating_sub(1);
-                if let Ok(Some(e)) = done {
-                    state.conv.notice(format!("error: {e}"));
+                match done {
+                    Ok(Done::Prompt(Some(e))) => state.conv.notice(format!("error: {e}")),
+                    Ok(Done::Revert(outcome)) => state.reverted(outcome, &engine),
+                    _ => {}
                 }
+                dirty = true;
+            }
+            signal = highlighted.recv(), if highlighter_up => match signal {
+                Some(_) => dirty = true,
+                None => highlighter_up = false,
+            },
+            Some(files) = walked.recv() => {
+                state.files = files;
                 dirty = true;
             }
             _ = tick.tick(), if state.working() => {
@@ -277,6 +355,18 @@ impl State {
                 true
             }
             TermEvent::Resize(..) => true,
+            TermEvent::Mouse(mouse) => match mouse.kind {
+                MouseEventKind::ScrollUp => {
+                    self.scroll.set(self.scroll.get().saturating_add(WHEEL));
+                    true
+                }
+                MouseEventKind::ScrollDown => {
+                    self.scroll.set(self.scroll.get().saturating_sub(WHEEL));
+                    true
+                }
+                // Clicks are reported too (the wheel comes with them); they do nothing.
+                _ => false,
+            },
             _ => false,
         }
     }
@@ -313,6 +403,9 @@ impl State {
             }
             return true;
         }
+        if self.picker.is_some() {
+            return self.picker_key(key.code, ctx);
+        }
         let page = self.page.get().max(1);
         match key.code {
             KeyCode::Esc => {
@@ -321,6 +414,7 @@ impl State {
             KeyCode::Enter => self.submit(ctx),
             // The next prompt goes to the other agent; the engine tells the model of
             // the switch (the plan/build reminders), as for any change of agent.
+            KeyCode::Tab if self.complete_mention() => {}
             KeyCode::Tab => {
                 let first = self
                     .catalog
@@ -341,6 +435,7 @@ impl State {
                     tool.expanded = !tool.expanded;
                 }
             }
+            KeyCode::Char('t') if ctrl => self.thinking = !self.thinking,
             KeyCode::Char('u') if ctrl => self.input.kill_before(),
             KeyCode::Char('a') if ctrl => self.input.home(),
             KeyCode::Char('e') if ctrl => self.input.end(),
@@ -357,6 +452,7 @@ impl State {
             KeyCode::Down => self.scroll.set(self.scroll.get().saturating_sub(1)),
             _ => return false,
         }
+        self.track_mention(ctx);
         true
     }
 
@@ -406,11 +502,13 @@ impl State {
         let (engine, session) = (ctx.engine.clone(), self.session.clone());
         self.running += 1;
         ctx.prompts.spawn(async move {
-            engine
-                .prompt(&session, request)
-                .await
-                .err()
-                .map(|e| e.to_string())
+            Done::Prompt(
+                engine
+                    .prompt(&session, request)
+                    .await
+                    .err()
+                    .map(|e| e.to_string()),
+            )
         });
     }
 }

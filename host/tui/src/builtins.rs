@@ -1,13 +1,11 @@
 //! What the UI's own slash commands do (see `slash` for which they are): a new
-//! session, help, the lists of sessions, models and agents (and switching to one),
-//! compaction and export. Their answers are notes in the conversation.
+//! session, help, the pickers of sessions and models (in `picker`), the agents'
+//! list (and switching to one), compaction and export (`/undo` and `/redo` are in
+//! `undo`). Their answers are notes in the conversation.
 
-use crate::app::{Ctx, State};
+use crate::app::{Ctx, Done, State};
 use crate::conversation::Conversation;
 use crate::slash::Builtin;
-
-/// The most sessions `/sessions` lists.
-const SESSIONS_LISTED: usize = 15;
 
 impl State {
     /// Runs one of the UI's commands.
@@ -19,25 +17,13 @@ impl State {
                 Ok(session) => self.show_session(session, ctx),
                 Err(e) => self.conv.notice(format!("error: {e}")),
             },
-            Builtin::Sessions(None) => self.list_sessions(ctx),
+            Builtin::Sessions(None) => self.open_sessions(ctx),
             Builtin::Sessions(Some(id)) => match ctx.engine.session(&id) {
                 Ok(session) => self.show_session(session, ctx),
                 Err(e) => self.conv.notice(format!("error: {e}")),
             },
-            Builtin::Models(None) => self.list_models(ctx),
-            Builtin::Models(Some(choice)) => {
-                let config = &ctx.engine.workspace().config;
-                match ward_engine::model::resolve(config, Some(&choice)) {
-                    Ok(model) => {
-                        self.model = format!("{}/{}", model.provider, model.model);
-                        self.window = model.limits.context;
-                        self.conv.model = None;
-                        self.model_choice = Some(choice);
-                        self.conv.notice(format!("model: {}", self.model));
-                    }
-                    Err(e) => self.conv.notice(format!("error: {e}")),
-                }
-            }
+            Builtin::Models(None) => self.open_models(ctx),
+            Builtin::Models(Some(choice)) => self.switch_model(choice, ctx),
             Builtin::Agents(None) => {
                 let mut out = String::from("Primary agents (Tab switches):");
                 for name in self.agents() {
@@ -63,16 +49,20 @@ impl State {
                     ));
                 }
             }
+            Builtin::Undo => self.undo(ctx),
+            Builtin::Redo => self.redo(ctx),
             Builtin::Compact => {
                 let (engine, session) = (ctx.engine.clone(), self.session.clone());
                 let model = self.model_choice.clone();
                 self.running += 1;
                 ctx.prompts.spawn(async move {
-                    engine
-                        .compact(&session, model.as_deref())
-                        .await
-                        .err()
-                        .map(|e| e.to_string())
+                    Done::Prompt(
+                        engine
+                            .compact(&session, model.as_deref())
+                            .await
+                            .err()
+                            .map(|e| e.to_string()),
+                    )
                 });
             }
             Builtin::Export(file) => {
@@ -94,7 +84,7 @@ impl State {
     }
 
     /// Shows `session` (new or continued) instead of the current one.
-    fn show_session(&mut self, session: ward_engine::Session, ctx: &Ctx<'_>) {
+    pub(crate) fn show_session(&mut self, session: ward_engine::Session, ctx: &Ctx<'_>) {
         // A turn of the session left keeps running; its events are no longer shown.
         self.conv = Conversation::new(&session.id);
         self.session = session;
@@ -104,41 +94,25 @@ impl State {
         self.conv.notice(format!("session {}", self.session.id));
     }
 
-    /// The project's sessions, newest first.
-    fn list_sessions(&mut self, ctx: &Ctx<'_>) {
-        let mut sessions = match ctx.engine.sessions() {
-            Ok(sessions) => sessions,
-            Err(e) => return self.conv.notice(format!("error: {e}")),
-        };
-        sessions.retain(|s| s.parent_id.is_none() && s.directory == self.session.directory);
-        sessions.sort_by_key(|s| std::cmp::Reverse(s.time.updated));
-        let mut out = String::from("Sessions (/sessions ID continues one):");
-        for s in sessions.iter().take(SESSIONS_LISTED) {
-            out.push('\n');
-            out.push_str(&session_row(&s.id, &s.title, s.id == self.session.id));
-        }
-        self.conv.notice(out);
-    }
-
-    /// The models the configuration names.
-    fn list_models(&mut self, ctx: &Ctx<'_>) {
-        let config = &ctx.engine.workspace().config.config;
-        let mut out = format!(
-            "Model now: {} (/models PROVIDER/MODEL switches)",
-            self.model
-        );
-        for (provider, p) in &config.provider {
-            for model in p.models.keys() {
-                out.push_str(&format!("\n  {provider}/{model}"));
+    /// Switches the model prompts go to (`/models CHOICE`, the model picker).
+    pub(crate) fn switch_model(&mut self, choice: String, ctx: &Ctx<'_>) {
+        let config = &ctx.engine.workspace().config;
+        match ward_engine::model::resolve(config, Some(&choice)) {
+            Ok(model) => {
+                self.model = format!("{}/{}", model.provider, model.model);
+                self.window = model.limits.context;
+                self.conv.model = None;
+                self.model_choice = Some(choice);
+                self.conv.notice(format!("model: {}", self.model));
             }
+            Err(e) => self.conv.notice(format!("error: {e}")),
         }
-        self.conv.notice(out);
     }
 }
 
-/// One row of the `/sessions` list. A title is a model's words: its line breaks are
+/// One row of the session picker. A title is a model's words: its line breaks are
 /// escaped here, or one title could draw rows that look like other sessions.
-fn session_row(id: &str, title: &str, current: bool) -> String {
+pub(crate) fn session_row(id: &str, title: &str, current: bool) -> String {
     let mark = if current { " (current)" } else { "" };
     format!(
         "  {}  {}{mark}",

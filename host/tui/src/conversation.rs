@@ -1,7 +1,8 @@
 //! The conversation as shown: the engine's events for one session folded into
 //! entries (the user's prompts, the answer's text and reasoning, tool calls with
-//! their state and output, notices), plus what the status line reports (agent,
-//! model, tokens of the last request, cost so far, whether the loop runs).
+//! their state and output — a subagent's, its child's tool calls — notices), plus
+//! what the status line reports (agent, model, tokens of the last request, cost so
+//! far, whether the loop runs).
 //!
 //! Text is kept as the engine sent it; it is made inert when laid out (`view`).
 
@@ -246,13 +247,9 @@ fn tool_view(state: &ToolState) -> (ToolStatus, String, String) {
             metadata,
             ..
         } => {
-            let progress = metadata
-                .as_ref()
-                .and_then(|m| m.get("output"))
-                .and_then(Value::as_str)
-                .unwrap_or_default();
+            let progress = metadata.as_ref().map(progress).unwrap_or_default();
             let title = title.clone().unwrap_or_else(|| described(input));
-            (ToolStatus::Running, title, progress.to_string())
+            (ToolStatus::Running, title, progress)
         }
         ToolState::Completed { title, output, .. } => {
             (ToolStatus::Completed, title.clone(), output.clone())
@@ -261,6 +258,35 @@ fn tool_view(state: &ToolState) -> (ToolStatus, String, String) {
             (ToolStatus::Error, described(input), error.clone())
         }
     }
+}
+
+/// A running tool's progress as text: its output so far, or — for a `task` call —
+/// the subagent's tool calls (its child session's), one row each with its state.
+fn progress(metadata: &Value) -> String {
+    if let Some(output) = metadata.get("output").and_then(Value::as_str) {
+        return output.to_string();
+    }
+    let Some(calls) = metadata.get("summary").and_then(Value::as_array) else {
+        return String::new();
+    };
+    let mut rows: Vec<String> = Vec::new();
+    for call in calls {
+        let text = |key: &str| call.get(key).and_then(Value::as_str).unwrap_or_default();
+        let mark = match text("status") {
+            "completed" => "✓",
+            "error" => "✗",
+            "running" => "…",
+            _ => "○",
+        };
+        // One row each: a title is the child model's words.
+        let title = text("title").replace(['\n', '\r'], " ");
+        rows.push(
+            format!("{mark} {} {title}", text("tool"))
+                .trim_end()
+                .to_string(),
+        );
+    }
+    rows.join("\n")
 }
 
 /// What a call's arguments say it does: its `description`, else its command or file.

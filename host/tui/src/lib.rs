@@ -4,19 +4,26 @@
 //!
 //! The crate is split by job: [`safe`](crate::safe) makes untrusted text cell
 //! content, `conversation` folds the engine's events into what is shown, `wrap` and
-//! `view` lay it out, `input` is the prompt being typed, `dialog` the permission asks
-//! and the model's questions, `terminal` the raw-mode/alternate-screen guard, and
-//! `app` the event loop tying them together.
+//! `view` lay it out (`markdown` and `highlight` style the model's answers), `input`
+//! is the prompt being typed (`mention` completes its `@` names), `dialog` the
+//! permission asks and the model's questions, `terminal` the raw-mode/alternate-screen
+//! guard, and `app` the event loop tying them together; `builtins`, `picker` and
+//! `undo` run the UI's own slash commands.
 
 mod app;
 mod builtins;
 mod conversation;
 mod dialog;
 mod error;
+mod highlight;
 mod input;
+mod markdown;
+mod mention;
+mod picker;
 pub mod safe;
 mod slash;
 mod terminal;
+mod undo;
 mod view;
 #[cfg(test)]
 mod view_tests;

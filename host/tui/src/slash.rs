@@ -1,5 +1,5 @@
 //! Slash commands typed in the input box. The UI's own — `/new`, `/help`, `/exit`,
-//! `/sessions [ID]`, `/models [PROVIDER/MODEL]`, `/agents [NAME]`, `/compact`,
+//! `/sessions [ID]`, `/models [PROVIDER/MODEL]`, `/agents [NAME]`, `/undo`, `/redo`, `/compact`,
 //! `/export [FILE]` — act here; every other `/name` (the project's and the user's
 //! commands, MCP servers' prompts) is sent to the engine as typed, which expands it
 //! as it does for `ward run`. The catalogue of all of them feeds completion.
@@ -7,22 +7,24 @@
 use ward_engine::Engine;
 
 /// The UI's own commands and what they do.
-const BUILTINS: [(&str, &str); 8] = [
+const BUILTINS: [(&str, &str); 10] = [
     ("new", "start a new session"),
     ("help", "keys and commands"),
     ("exit", "leave"),
     (
         "sessions",
-        "list this project's sessions; /sessions ID continues one",
+        "pick a session to continue, fork or delete; /sessions ID continues one",
     ),
-    (
-        "models",
-        "list the configured models; /models PROVIDER/MODEL switches",
-    ),
+    ("models", "pick the model; /models PROVIDER/MODEL switches"),
     (
         "agents",
         "list the agents; /agents NAME switches the primary one",
     ),
+    (
+        "undo",
+        "revert the last prompt's file changes and hide it from the model",
+    ),
+    ("redo", "put back what the last /undo took away"),
     ("compact", "summarise the session's history now"),
     ("export", "write the session to a JSON file (/export FILE)"),
 ];
@@ -42,6 +44,10 @@ pub enum Builtin {
     Models(Option<String>),
     /// `/agents [NAME]`.
     Agents(Option<String>),
+    /// `/undo`.
+    Undo,
+    /// `/redo`.
+    Redo,
     /// `/compact`.
     Compact,
     /// `/export [FILE]`.
@@ -60,6 +66,8 @@ pub fn builtin(text: &str) -> Option<Builtin> {
         "sessions" => Builtin::Sessions(arg),
         "models" => Builtin::Models(arg),
         "agents" => Builtin::Agents(arg),
+        "undo" => Builtin::Undo,
+        "redo" => Builtin::Redo,
         "compact" => Builtin::Compact,
         "export" => Builtin::Export(arg),
         _ => return None,
@@ -120,8 +128,10 @@ impl Catalog {
         let mut out = String::from(
             "Keys: Enter sends · Esc or Ctrl-C stops the agent · Ctrl-C on an idle prompt \
              or Ctrl-D leaves · Tab / Shift-Tab switch agent (build, plan), or complete a \
-             /command · Ctrl-O expands or collapses the newest tool output · PageUp/PageDown, \
-             Up/Down scroll · Ctrl-U clears the line\nCommands:",
+             /command or an @file / @agent · Ctrl-O expands or collapses the newest tool \
+             output · Ctrl-T shows or hides the reasoning · PageUp/PageDown, Up/Down, the \
+             mouse wheel scroll (Shift-drag selects text) · Ctrl-U clears the line\n\
+             Commands:",
         );
         for (name, description) in &self.entries {
             out.push_str(&format!("\n  /{name}  {description}"));

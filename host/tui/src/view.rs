@@ -33,6 +33,13 @@ pub fn draw(frame: &mut Frame<'_>, state: &State) {
     conversation(frame, state, body);
     if let Some(open) = state.open.front() {
         dialog(frame, open.render(), body);
+    } else if let Some(picker) = &state.picker {
+        let rows = usize::from(body.height.saturating_sub(2));
+        dialog(
+            frame,
+            (picker.title().to_string(), picker.lines(rows)),
+            body,
+        );
     } else {
         completions(frame, state, body);
     }
@@ -59,7 +66,7 @@ fn conversation(frame: &mut Frame<'_>, state: &State, area: Rect) {
 pub fn conversation_lines(state: &State, width: usize) -> Vec<Line<'static>> {
     let mut out = Vec::new();
     let mut previous_tool = false;
-    for entry in &state.conv.entries {
+    for (index, entry) in state.conv.entries.iter().enumerate() {
         let is_tool = matches!(entry, Entry::Tool(_));
         // A blank line between entries, except within a run of tool calls.
         let in_a_run = is_tool && previous_tool;
@@ -74,13 +81,8 @@ pub fn conversation_lines(state: &State, width: usize) -> Vec<Line<'static>> {
                     .add_modifier(Modifier::BOLD);
                 push_text(&mut out, text, width, "> ", "  ", style);
             }
-            Entry::Text(text) => push_text(&mut out, text, width, "", "", Style::default()),
-            Entry::Reasoning(text) => {
-                let style = Style::default()
-                    .add_modifier(Modifier::DIM)
-                    .add_modifier(Modifier::ITALIC);
-                push_text(&mut out, text, width, "", "", style);
-            }
+            Entry::Text(text) => out.extend(state.markdown.lines(index, text, width)),
+            Entry::Reasoning(text) => push_reasoning(&mut out, text, width, state.thinking),
             Entry::Tool(tool) => push_tool(&mut out, tool, width, state.frame),
             Entry::Notice(text) => push_text(
                 &mut out,
@@ -116,6 +118,27 @@ fn push_text(
             lead = rest;
         }
     }
+}
+
+/// The model's reasoning, dimmed: one row saying how long it is while collapsed
+/// (the default: it is the model's scratch work), all of it once Ctrl-T shows it.
+fn push_reasoning(out: &mut Vec<Line<'static>>, text: &str, width: usize, shown: bool) {
+    let style = Style::default()
+        .add_modifier(Modifier::DIM)
+        .add_modifier(Modifier::ITALIC);
+    let text = text.trim_matches('\n');
+    let count = text.lines().count();
+    if !shown {
+        let header = format!("▸ thinking · {count} line(s) · Ctrl-T shows");
+        for row in wrap(&header, width).into_iter().take(1) {
+            out.push(Line::styled(row, style));
+        }
+        return;
+    }
+    for row in wrap("▾ thinking · Ctrl-T hides", width).into_iter().take(1) {
+        out.push(Line::styled(row, style));
+    }
+    push_text(out, text, width, "  ", "  ", style);
 }
 
 /// A tool call: its state, name and title, then its output (collapsed unless
@@ -206,12 +229,35 @@ fn dialog(frame: &mut Frame<'_>, (title, lines): (String, Vec<Line<'static>>), a
 }
 
 /// The most commands the completion list shows.
-const COMPLETIONS: usize = 8;
+const COMPLETIONS: usize = 12;
 
-/// The commands what is typed may complete to, over the foot of the conversation
-/// (Tab takes the first).
+/// The commands, or the `@` files and agents, what is typed may complete to, over
+/// the foot of the conversation (Tab takes the first).
 fn completions(frame: &mut Frame<'_>, state: &State, area: Rect) {
-    let matches = state.catalog.completions(state.input.text());
+    let commands = state.catalog.completions(state.input.text());
+    let (title, matches): (&str, Vec<(String, String)>) = if commands.is_empty() {
+        let mentions = state.mentions();
+        (
+            " files and agents (Tab completes) ",
+            mentions
+                .into_iter()
+                .map(|name| {
+                    let kind = if state.subagents.contains(&name) {
+                        "agent"
+                    } else {
+                        ""
+                    };
+                    (name, kind.to_string())
+                })
+                .collect(),
+        )
+    } else {
+        (
+            " commands (Tab completes) ",
+            commands.into_iter().cloned().collect(),
+        )
+    };
+    let lead = if commands_shown(state) { "/" } else { "@" };
     if matches.is_empty() || area.width < 3 || area.height < 3 {
         return;
     }
@@ -227,7 +273,7 @@ fn completions(frame: &mut Frame<'_>, state: &State, area: Rect) {
                 Style::default()
             };
             Line::from(vec![
-                Span::styled(format!("/{}", safe::line(name)), style),
+                Span::styled(format!("{lead}{}", safe::line(name)), style),
                 Span::styled(format!("  {}", safe::line(description)), dim),
             ])
         })
@@ -241,8 +287,13 @@ fn completions(frame: &mut Frame<'_>, state: &State, area: Rect) {
         ..area
     };
     frame.render_widget(Clear, rect);
-    let block = Block::bordered().title(" commands (Tab completes) ");
+    let block = Block::bordered().title(title);
     frame.render_widget(Paragraph::new(lines).block(block), rect);
+}
+
+/// Whether what is typed is completed as a command (else as an `@` mention).
+fn commands_shown(state: &State) -> bool {
+    !state.catalog.completions(state.input.text()).is_empty()
 }
 
 /// The line being typed (the prompt, or the open dialog's answer), scrolled so the

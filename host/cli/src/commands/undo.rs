@@ -27,21 +27,19 @@ impl Undo {
     /// Does it in `session`; reports on stderr; `false` if it failed.
     pub async fn run(self, engine: &Engine, session: &str) -> bool {
         let outcome = match self {
-            Undo::Undo => match engine.undo_target(session) {
-                Ok(Some(message)) => engine.revert(session, &message, None).await.map(|s| {
-                    let files = s.revert.map(|r| r.files).unwrap_or_default();
-                    eoutln!("undone: {} file(s) restored", files.len());
-                    for file in files {
+            Undo::Undo => engine.undo(session).await.map(|undone| match undone {
+                Some(undone) => {
+                    eoutln!("undone: {} file(s) restored", undone.files.len());
+                    for file in undone.files {
                         eoutln!("  {}", inert_line(&file));
                     }
-                }),
-                Ok(None) => {
-                    eoutln!("nothing to undo");
-                    Ok(())
                 }
-                Err(e) => Err(e),
-            },
-            Undo::Redo => engine.unrevert(session).await.map(|_| eoutln!("redone")),
+                None => eoutln!("nothing to undo"),
+            }),
+            Undo::Redo => engine.redo(session).await.map(|redone| match redone {
+                Some(_) => eoutln!("redone"),
+                None => eoutln!("nothing to redo"),
+            }),
         };
         match outcome {
             Ok(()) => true,
