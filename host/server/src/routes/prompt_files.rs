@@ -76,7 +76,11 @@ mod tests {
             files.0[1].source,
             ClientFileSource::Path(PathBuf::from("/tmp/a b.png"))
         );
-        for url in ["https://example.com/a.png", "file://host/a.png", "ftp:a.png"] {
+        for url in [
+            "https://example.com/a.png",
+            "file://host/a.png",
+            "ftp:a.png",
+        ] {
             let e = files
                 .add(2, "image/png".into(), url.into(), None)
                 .expect_err(url);
