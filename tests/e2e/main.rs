@@ -5,6 +5,7 @@
 //! `cargo test -p ward-tests --test e2e security::terminal::` one boundary of it.
 
 mod acp;
+mod acp_question;
 mod agents;
 mod api_versions;
 mod cli;

@@ -7,6 +7,7 @@ mod bad_input;
 mod confinement;
 mod everything;
 mod filesystem;
+mod images;
 
 use std::path::PathBuf;
 

@@ -2,6 +2,7 @@
 //! scripted LLM server: what `ward run` sends is asserted on the recorded requests of
 //! each wire protocol.
 
+mod budget;
 mod files;
 mod reasoning;
 

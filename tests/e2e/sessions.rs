@@ -2,6 +2,7 @@
 //! `--continue`, fork and delete, and the `question` tool, through the real binary
 //! and a real store.
 
+mod blobs;
 mod manage;
 mod question;
 mod transfer;

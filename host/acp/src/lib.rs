@@ -12,7 +12,7 @@
 //! | `session/load` | the stored session; its history replayed as updates |
 //! | `session/prompt` | [`ward_engine::Engine::prompt`]; its events as `session/update` |
 //! | `session/update` | text → `agent_message_chunk`, reasoning → `agent_thought_chunk`, tool calls → `tool_call` / `tool_call_update` with kind and status, the todo list → `plan` |
-//! | `session/request_permission` | a `permission.asked`: allow once / always / reject |
+//! | `session/request_permission` | a `permission.asked`: allow once / always / reject; a `question.asked`: one request per question, an option per choice ([`question`]) |
 //! | `session/cancel` | [`ward_engine::Engine::abort`]; the prompt stops with `cancelled` |
 //! | modes, `session/set_mode` | the primary agents; the agent later prompts go to |
 //!
@@ -23,6 +23,7 @@
 pub mod error;
 pub mod permission;
 mod prompt;
+pub mod question;
 pub mod server;
 pub mod tools;
 pub mod updates;

@@ -5,7 +5,8 @@
 //!
 //! A session runs one prompt at a time: a prompt to a busy session is refused (the
 //! engine would fold it into the running loop, which an ACP client does not expect).
-//! `session/cancel` aborts the loop — retried until the loop has started, so a cancel
+//! The model's questions go out the same way, as permission requests (see
+//! [`crate::question`]). `session/cancel` aborts the loop — retried until the loop has started, so a cancel
 //! that arrives first is not lost — and the prompt ends with `cancelled`.
 
 use std::collections::HashSet;
@@ -127,6 +128,9 @@ impl Run {
             agent: Some(self.mode.clone()),
             ..WardPrompt::default()
         };
+        // The client answers the model's questions (as permission requests) while
+        // the prompt runs; once it ends, one still waiting is dismissed.
+        let answerer = engine.question_answerer();
         let prompt = engine.prompt(&self.session, request);
         tokio::pin!(prompt);
         let mut cancelled = false;
@@ -156,6 +160,7 @@ impl Run {
         }
         // Asks still open are settled by the loop's end: their requests are withdrawn.
         forward.asks.abort_all();
+        drop(answerer);
         if cancelled {
             return Ok(StopReason::Cancelled);
         }
@@ -216,6 +221,15 @@ impl Forward<'_> {
                     // Settled meanwhile (a cascade, an abort): nothing left to answer.
                     let _ = engine.reply(&ask_id, crate::permission::reply(answer));
                 });
+            }
+            Event::QuestionAsked { request } if self.family.contains(&request.session_id) => {
+                let (cx, engine) = (self.run.cx.clone(), self.run.project.engine.clone());
+                self.asks.spawn(crate::question::ask(
+                    cx,
+                    engine,
+                    id.clone(),
+                    request.clone(),
+                ));
             }
             _ => {
                 for update in self.translator.event(event) {

@@ -47,6 +47,9 @@ pub struct PromptRequest {
     /// Files attached to the prompt (images, PDFs), relative to the project's
     /// directory; one that cannot be attached fails the prompt before it is stored.
     pub files: Vec<std::path::PathBuf>,
+    /// Files an API client attached (`data:` URLs or paths), in its order, after
+    /// `files`; checked and stored like them.
+    pub client_files: Vec<crate::attachments::ClientFile>,
 }
 
 impl PromptRequest {
@@ -171,7 +174,7 @@ impl Engine {
         request: PromptRequest,
     ) -> Result<Opened, EngineError> {
         let start = Start::begin(&options)?;
-        let files = crate::attachments::load(&options.directory, &request.files)?;
+        let files = crate::attachments::load(&options.directory, &request)?;
         let mut files = Some(files);
         let early = start.early_addressee(&request)?;
         let early_session = match (session, &early) {
@@ -329,7 +332,7 @@ impl Engine {
         let choice = model_choice(request.model.as_deref(), command, agent);
         let variant = request.variant.as_deref().or(agent.variant.as_deref());
         let model = crate::model::resolve_variant(&ws.config, choice, variant)?;
-        let files = crate::attachments::load(&ws.config.project_root, &request.files)?;
+        let files = crate::attachments::load(&ws.config.project_root, &request)?;
         let to = ward_session::Addressee {
             agent: agent.name.clone(),
             model: ModelRef::new(&model.provider, &model.model),
@@ -356,8 +359,7 @@ impl Engine {
             Some(recorded) => recorded,
             None => {
                 let ws = &self.shared.ws;
-                let files =
-                    crate::attachments::load(&ws.config.project_root, &prompt.request.files)?;
+                let files = crate::attachments::load(&ws.config.project_root, &prompt.request)?;
                 crate::revert::discard_reverted(&self.shared.store, &session.id)?;
                 let recorded = runner.record(session, &prompt.request.text)?;
                 let message = &recorded.message().id;
@@ -376,7 +378,7 @@ impl Engine {
     }
 
     /// Where attachment bytes are kept.
-    fn blobs(&self) -> Blobs {
+    pub(crate) fn blobs(&self) -> Blobs {
         Blobs::new(self.shared.ws.data_dir.join("blobs"))
     }
 

@@ -111,6 +111,7 @@ impl EngineError {
             self,
             EngineError::Agent(_)
                 | EngineError::Model(_)
+                | EngineError::Attachment(_)
                 | EngineError::Manage(_)
                 | EngineError::Busy { .. }
                 | EngineError::Question(ward_session::question::QuestionError::WrongCount { .. })

@@ -36,6 +36,7 @@ mod summary;
 mod transfer;
 pub mod workspace;
 
+pub use attachments::{ClientFile, ClientFileSource};
 pub use engine::{Engine, Opened, PendingPrompt, PromptRequest, Turn, open_store};
 pub use error::{AgentError, EngineError, ModelError};
 pub use options::EngineOptions;

@@ -10,7 +10,8 @@ use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 
 use ward_store::{
-    IdKind, Message, MessageInfo, Session, SessionRecords, SqliteStore, Store, StoreError, new_id,
+    Blobs, IdKind, Message, MessageInfo, Session, SessionRecords, SqliteStore, Store, StoreError,
+    new_id,
 };
 
 use crate::engine::Engine;
@@ -88,13 +89,23 @@ pub fn rename(store: &SqliteStore, id: &str, title: &str) -> Result<Session, Man
 }
 
 /// Deletes session `id` and every session under it (its subagents'), with all
-/// their messages, in one transaction.
-pub fn delete(store: &SqliteStore, id: &str) -> Result<(), ManageError> {
-    Ok(store.delete_session(id)?)
+/// their messages, in one transaction; then removes from `blobs` the files no
+/// remaining session refers to (a blob a fork or another session shares stays).
+pub fn delete(store: &SqliteStore, blobs: &Blobs, id: &str) -> Result<(), ManageError> {
+    for url in store.delete_session_freeing(id)? {
+        // The session is gone whatever happens here: a file left behind costs space,
+        // not correctness, so a failure is logged rather than reported as a failed
+        // delete.
+        if let Err(e) = blobs.remove(&url) {
+            tracing::warn!("deleting session {id}: {e}");
+        }
+    }
+    Ok(())
 }
 
-/// A copy of session `id` — its messages up to and including `message` (all of
-/// them without one) — under new ids, as a new top-level session titled
+/// A copy of session `id` — its messages before `message` (all of them without
+/// one), the fork point OpenCode's `session.fork` uses: forking at a prompt copies
+/// what led up to it — under new ids, as a new top-level session titled
 /// "TITLE (fork #n)". Assistant messages point at their copied user message;
 /// compaction points whose summary is copied come along; the task list and the
 /// subagents' sessions do not (a copied `task` call still names the original's
@@ -109,7 +120,7 @@ pub fn fork(store: &SqliteStore, id: &str, message: Option<&str>) -> Result<Sess
                 message: wanted.to_string(),
             });
         };
-        messages.truncate(at + 1);
+        messages.truncate(at);
     }
     let mut session = Session::new(source.directory.clone(), source.agent.clone());
     session.title = forked_title(&source.title);
@@ -194,7 +205,7 @@ impl Engine {
         )?)
     }
 
-    /// A copy of session `id` up to and including `message` (see [`fork`]).
+    /// A copy of session `id`'s messages before `message` (see [`fork`]).
     pub fn fork_session(&self, id: &str, message: Option<&str>) -> Result<Session, EngineError> {
         Ok(fork(&self.shared.store, id, message)?)
     }

@@ -22,6 +22,21 @@ impl Engine {
         Ok(self.shared.questions.reply(id, answers)?)
     }
 
+    /// [`Engine::answer_question`] from a frontend that could not offer everything
+    /// the question allows (say, typed answers): `note` tells the model how the
+    /// answers were given.
+    pub fn answer_question_noted(
+        &self,
+        id: &str,
+        answers: Vec<Vec<String>>,
+        note: &str,
+    ) -> Result<(), EngineError> {
+        Ok(self
+            .shared
+            .questions
+            .reply_noted(id, answers, Some(note.to_string()))?)
+    }
+
     /// Dismisses question request `id`: the model is told the user did not answer.
     pub fn reject_question(&self, id: &str) -> Result<(), EngineError> {
         Ok(self.shared.questions.reject(id)?)

@@ -60,7 +60,11 @@ impl Engine {
                     .map(|c| c.id),
             );
         }
-        Ok(self.shared.store.delete_session(id)?)
+        Ok(crate::manage::delete(
+            &self.shared.store,
+            &self.blobs(),
+            id,
+        )?)
     }
 
     /// Session `id`'s messages with their parts, oldest first.

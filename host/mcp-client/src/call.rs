@@ -12,6 +12,7 @@ use rmcp::model::{
 };
 use rmcp::service::{Peer, ServiceError};
 use serde_json::Value;
+use ward_provider::Attachment;
 
 use crate::McpError;
 use crate::server::{Shared, millis};
@@ -148,7 +149,7 @@ pub async fn call(
     shared: &Arc<Shared>,
     tool: &str,
     args: Value,
-) -> Result<(String, Value), McpError> {
+) -> Result<(String, Value, Vec<Attachment>), McpError> {
     let arguments: JsonObject = match args {
         Value::Object(map) => map,
         _ => JsonObject::new(),
@@ -171,7 +172,45 @@ pub async fn call(
         "mcp": { "server": shared.name, "tool": tool },
         "structuredContent": value.get("structuredContent").cloned().unwrap_or(Value::Null),
     });
-    Ok((text, metadata))
+    Ok((text, metadata, images(&value)))
+}
+
+/// The result's `image` blocks as attachments (`data:` URLs of their base64 data):
+/// the loop judges them by their bytes and stores them like a `read` of an image,
+/// so an image-capable model sees them and a text-only one gets the note. A block
+/// with no data, or data that is not plain base64 text, is left to the text's
+/// `[image …]` mention.
+fn images(result: &Value) -> Vec<Attachment> {
+    result
+        .get("content")
+        .and_then(Value::as_array)
+        .into_iter()
+        .flatten()
+        .filter(|block| block.get("type").and_then(Value::as_str) == Some("image"))
+        .filter_map(|block| {
+            let data = block.get("data").and_then(Value::as_str)?;
+            let mime = block.get("mimeType").and_then(Value::as_str).unwrap_or("");
+            // The declared type goes into the URL only if it is a plain media type: it
+            // is the server's text, and the bytes decide the type anyway.
+            let mime_ok = !mime.is_empty()
+                && mime
+                    .bytes()
+                    .all(|b| b.is_ascii_alphanumeric() || b"/+.-".contains(&b));
+            let mime = if mime_ok {
+                mime
+            } else {
+                "application/octet-stream"
+            };
+            let base64 = data.bytes().all(|b| {
+                b.is_ascii_alphanumeric() || b"+/=".contains(&b) || b.is_ascii_whitespace()
+            });
+            (base64 && !data.is_empty()).then(|| Attachment {
+                mime: mime.to_string(),
+                url: format!("data:{mime};base64,{data}"),
+                filename: None,
+            })
+        })
+        .collect()
 }
 
 /// A call result's content as text: text blocks as they are, other blocks described,
@@ -321,6 +360,25 @@ mod tests {
                 .as_ref()
                 .unwrap_err()
                 .contains("`bad` was left out")
+        );
+    }
+
+    #[test]
+    fn image_blocks_become_data_url_attachments() {
+        let v = serde_json::json!({"content": [
+            {"type": "text", "text": "hello"},
+            {"type": "image", "data": "iVBORw0K", "mimeType": "image/png"},
+            {"type": "image", "data": "AAAA", "mimeType": "image/png;x=\"1\""},
+            {"type": "image", "data": "not base64!", "mimeType": "image/png"},
+            {"type": "image", "mimeType": "image/png"}
+        ]});
+        let urls: Vec<String> = images(&v).into_iter().map(|a| a.url).collect();
+        assert_eq!(
+            urls,
+            [
+                "data:image/png;base64,iVBORw0K",
+                "data:application/octet-stream;base64,AAAA"
+            ]
         );
     }
 }

@@ -84,7 +84,10 @@ impl HostTool for McpTool {
     ) -> BoxFuture<'a, Result<ToolSuccess, ToolCallError>> {
         Box::pin(async move {
             match crate::call::call(&self.shared, &self.remote, args).await {
-                Ok((output, metadata)) => Ok(ToolSuccess::text(&self.offered, output, metadata)),
+                Ok((output, metadata, attachments)) => Ok(ToolSuccess {
+                    attachments,
+                    ..ToolSuccess::text(&self.offered, output, metadata)
+                }),
                 Err(e) => Err(ToolCallError::respond(e.to_string())),
             }
         })

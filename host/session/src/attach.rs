@@ -130,23 +130,8 @@ pub fn store_tool_file(blobs: &Blobs, file: &Attachment) -> Result<FilePart, Att
         url: file.url.chars().take(60).collect(),
         reason,
     };
-    let bytes = if let Some(rest) = file.url.strip_prefix("data:") {
-        let (meta, data) = rest
-            .split_once(',')
-            .ok_or_else(|| unreadable("a data: URL without a comma".into()))?;
-        if !meta.ends_with(";base64") {
-            return Err(unreadable("only base64 data: URLs are taken".into()));
-        }
-        // Base64 is 4/3 the size: refuse before decoding what cannot be kept.
-        if data.len() / 4 * 3 > MAX_ATTACHMENT_BYTES + 3 {
-            return Err(AttachError::TooLarge {
-                name,
-                size: data.len() / 4 * 3,
-            });
-        }
-        STANDARD
-            .decode(data.trim())
-            .map_err(|e| unreadable(format!("invalid base64 ({e})")))?
+    let bytes = if file.url.starts_with("data:") {
+        decode_data_url(&file.url, &name)?
     } else {
         // Only bytes the tool carries: a path (`file://`) would have the host read,
         // with its own authority, a file the tool may have no grant to read.
@@ -155,6 +140,36 @@ pub fn store_tool_file(blobs: &Blobs, file: &Attachment) -> Result<FilePart, Att
         ));
     };
     store(blobs, &bytes, &name, Some(&file.mime))
+}
+
+/// The bytes of a base64 `data:` URL naming a file called `name`, refused before
+/// decoding when they could not be kept. Hand-written: the format is one comma and a
+/// `;base64` marker, and the decoding is the `base64` crate's.
+pub fn decode_data_url(url: &str, name: &str) -> Result<Vec<u8>, AttachError> {
+    let unreadable = |reason: String| AttachError::Unreadable {
+        name: name.to_string(),
+        url: url.chars().take(60).collect(),
+        reason,
+    };
+    let rest = url
+        .strip_prefix("data:")
+        .ok_or_else(|| unreadable("not a data: URL".into()))?;
+    let (meta, data) = rest
+        .split_once(',')
+        .ok_or_else(|| unreadable("a data: URL without a comma".into()))?;
+    if !meta.ends_with(";base64") {
+        return Err(unreadable("only base64 data: URLs are taken".into()));
+    }
+    // Base64 is 4/3 the size: refuse before decoding what cannot be kept.
+    if data.len() / 4 * 3 > MAX_ATTACHMENT_BYTES + 3 {
+        return Err(AttachError::TooLarge {
+            name: name.to_string(),
+            size: data.len() / 4 * 3,
+        });
+    }
+    STANDARD
+        .decode(data.trim())
+        .map_err(|e| unreadable(format!("invalid base64 ({e})")))
 }
 
 /// Why a file could not be read for attaching.

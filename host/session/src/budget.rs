@@ -3,7 +3,9 @@
 //! Owns [`ContextPolicy`] (the `[compaction]` settings), the usable-input formula of
 //! SPEC §5.4 ([`usable`]) and [`Tally`], which counts the tokens of stored messages
 //! with the model's tokenizer, remembering each part's count so a long loop does not
-//! re-tokenize its history every step.
+//! re-tokenize its history every step. An attached image counts by its pixels
+//! ([`image`]), when the model takes images; for one that does not, it is the short
+//! note sent instead.
 //!
 //! OpenCode only looks at the last step's usage, so the step that adds a large tool
 //! result can still send a request over the limit. Ward projects the *next* request —
@@ -13,7 +15,7 @@
 use std::collections::HashMap;
 
 use ward_provider::Limits;
-use ward_store::{Message, MessageInfo, PartKind, ToolState};
+use ward_store::{Blobs, FilePart, Message, MessageInfo, PartKind, ToolState};
 use ward_tokens::TokenCounter;
 
 /// The text a pruned tool output is replaced with.
@@ -54,7 +56,14 @@ pub struct Tally {
     /// Part id → (length of the counted text, its tokens); a part whose text changed
     /// length is counted again.
     parts: HashMap<String, (usize, u64)>,
+    /// Where attached images' bytes are, when the model takes images (their
+    /// dimensions decide their cost); `None`: files are sent as a note.
+    images: Option<Blobs>,
 }
+
+/// Tokens the note replacing a file for a text-only model is counted as (it names
+/// the model and the file: a few dozen tokens at most).
+const FILE_NOTE_TOKENS: u64 = 30;
 
 impl Tally {
     /// A tally using `counter`.
@@ -62,7 +71,15 @@ impl Tally {
         Self {
             counter,
             parts: HashMap::new(),
+            images: None,
         }
+    }
+
+    /// This tally, counting attached images by their pixels, read from `blobs` —
+    /// for a model that takes images (`None` leaves files counted as the note).
+    pub fn with_images(mut self, blobs: Option<Blobs>) -> Self {
+        self.images = blobs;
+        self
     }
 
     /// Tokens of free text (not cached).
@@ -106,6 +123,7 @@ impl Tally {
                 PartKind::Text(t) if !t.ignored => self.cached(&part.id, &t.text),
                 PartKind::Reasoning { text, .. } => self.cached(&part.id, text),
                 PartKind::Compaction { .. } => self.text(COMPACTION_QUESTION),
+                PartKind::File(file) => self.file(&part.id, file),
                 _ => 0,
             };
         }
@@ -115,6 +133,28 @@ impl Tally {
     /// Tokens of one tool part's output as stored (for prune accounting).
     pub fn output(&mut self, part_id: &str, output: &str) -> u64 {
         self.cached(part_id, output)
+    }
+
+    /// Tokens of an attached file, cached by its part (reading the header once).
+    fn file(&mut self, part_id: &str, file: &FilePart) -> u64 {
+        let Some(blobs) = &self.images else {
+            return FILE_NOTE_TOKENS;
+        };
+        if let Some((len, tokens)) = self.parts.get(part_id)
+            && *len == file.url.len()
+        {
+            return *tokens;
+        }
+        // A missing blob is sent as a note too; a PDF is not estimated (see
+        // [`image`]).
+        let tokens = blobs
+            .get(&file.url)
+            .ok()
+            .and_then(|bytes| image::tokens_of(&bytes))
+            .unwrap_or(FILE_NOTE_TOKENS);
+        self.parts
+            .insert(part_id.to_string(), (file.url.len(), tokens));
+        tokens
     }
 
     fn cached(&mut self, part_id: &str, text: &str) -> u64 {
@@ -167,5 +207,6 @@ impl Tally {
     }
 }
 
+pub mod image;
 #[cfg(test)]
 mod tests;

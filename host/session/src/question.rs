@@ -69,7 +69,17 @@ struct State {
 #[derive(Debug)]
 struct Waiting {
     request: QuestionRequest,
-    answer: oneshot::Sender<Option<Vec<Vec<String>>>>,
+    answer: oneshot::Sender<Option<Answered>>,
+}
+
+/// Answers as the asker receives them.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Answered {
+    /// One list of labels (or typed text) per question, in order.
+    pub answers: Vec<Vec<String>>,
+    /// What the frontend that answered wants the model to know about how it could
+    /// answer (e.g. an editor that offers only the listed options), if anything.
+    pub note: Option<String>,
 }
 
 /// A frontend able to answer questions; while one is held, questions wait for an
@@ -123,6 +133,18 @@ impl Questions {
         questions: Vec<QuestionInfo>,
         tool: Option<QuestionCall>,
     ) -> Result<Vec<Vec<String>>, QuestionError> {
+        self.ask_noted(session_id, questions, tool)
+            .await
+            .map(|a| a.answers)
+    }
+
+    /// [`Questions::ask`], with the answering frontend's note.
+    pub async fn ask_noted(
+        &self,
+        session_id: &str,
+        questions: Vec<QuestionInfo>,
+        tool: Option<QuestionCall>,
+    ) -> Result<Answered, QuestionError> {
         let request = QuestionRequest {
             id: new_id(IdKind::Question),
             session_id: session_id.to_string(),
@@ -152,13 +174,24 @@ impl Questions {
         let outcome = answered.await;
         drop(forget);
         match outcome {
-            Ok(Some(answers)) => Ok(answers),
+            Ok(Some(answered)) => Ok(answered),
             Ok(None) | Err(_) => Err(QuestionError::Dismissed),
         }
     }
 
     /// Answers request `id`: one list of labels (or typed text) per question.
     pub fn reply(&self, id: &str, answers: Vec<Vec<String>>) -> Result<(), QuestionError> {
+        self.reply_noted(id, answers, None)
+    }
+
+    /// [`Questions::reply`] with a note for the model on how the answers could be
+    /// given (appended to the tool's answer).
+    pub fn reply_noted(
+        &self,
+        id: &str,
+        answers: Vec<Vec<String>>,
+        note: Option<String>,
+    ) -> Result<(), QuestionError> {
         let waiting = {
             let mut state = self.lock();
             let expected = state
@@ -182,7 +215,7 @@ impl Questions {
             id: id.to_string(),
             answers: answers.clone(),
         });
-        let _ = waiting.answer.send(Some(answers));
+        let _ = waiting.answer.send(Some(Answered { answers, note }));
         Ok(())
     }
 
@@ -325,11 +358,12 @@ impl HostTool for QuestionTool {
                 message_id: scope.message_id.clone(),
                 call_id: scope.call_id.clone(),
             });
-            let answers = self
+            let Answered { answers, note } = self
                 .questions
-                .ask(&scope.session_id, questions.clone(), tool)
+                .ask_noted(&scope.session_id, questions.clone(), tool)
                 .await
                 .map_err(|e| ToolCallError::respond(e.to_string()))?;
+            let note = note.map(|n| format!(" ({n})")).unwrap_or_default();
             let pairs: Vec<String> = questions
                 .iter()
                 .zip(&answers)
@@ -349,8 +383,8 @@ impl HostTool for QuestionTool {
                     if questions.len() == 1 { "" } else { "s" }
                 ),
                 format!(
-                    "User has answered your questions: {}. You can now continue with the \
-                     user's answers in mind.",
+                    "User has answered your questions: {}.{note} You can now continue with \
+                     the user's answers in mind.",
                     pairs.join(", ")
                 ),
                 json!({ "answers": answers }),

@@ -337,7 +337,7 @@ impl Runner {
                     history: History::default(),
                     steps: 0,
                     current: None,
-                    tally: Tally::new(self.model.counter),
+                    tally: Tally::new(self.model.counter).with_images(self.image_blobs()),
                     pending_patch: None,
                 };
                 self.drive(session, user, state).await

@@ -257,6 +257,12 @@ impl Runner {
         request.options = crate::variant::options(&self.model, hooked);
     }
 
+    /// Where the context budget reads attached images from: the blob store when the
+    /// model takes images (they are sent, and cost their pixels), else `None`.
+    pub(crate) fn image_blobs(&self) -> Option<ward_store::Blobs> {
+        self.blobs.clone().filter(|_| self.model.attachment)
+    }
+
     /// Inlines the stored files of `messages`, or notes in their place where the
     /// model takes none.
     pub(crate) fn prepare_files(&self, messages: &mut [Wire]) {

@@ -176,7 +176,7 @@ impl Runner {
             return Err(LoopError::Busy);
         };
         let mut history = History::default();
-        let mut tally = Tally::new(self.model.counter);
+        let mut tally = Tally::new(self.model.counter).with_images(self.image_blobs());
         let request = self.request_compaction(session, false, false)?;
         let outcome = self
             .compact(session, &request, false, &mut history, &mut tally)

@@ -85,6 +85,18 @@ impl Blobs {
         })
     }
 
+    /// Removes the blob `url` refers to; one already gone is not an error (a
+    /// retried removal).
+    pub fn remove(&self, url: &str) -> Result<(), BlobError> {
+        let hash = hash_of(url).ok_or_else(|| BlobError::NotABlob(url.to_string()))?;
+        let path = self.path(hash);
+        match std::fs::remove_file(&path) {
+            Ok(()) => Ok(()),
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(()),
+            Err(source) => Err(BlobError::Io { path, source }),
+        }
+    }
+
     /// Where the blob `hash` lives: fanned out by its first two digits.
     fn path(&self, hash: &str) -> PathBuf {
         self.dir.join(&hash[..2]).join(hash)

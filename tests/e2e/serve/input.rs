@@ -44,9 +44,14 @@ async fn bad_requests_get_a_clear_error_and_the_server_goes_on() {
             "agent",
         ),
         (r#"{"parts":[{"type":"text","text":"   "}]}"#, "parts"),
+        // File parts are taken; a broken one is refused naming it.
         (
-            r#"{"parts":[{"type":"file","mime":"image/png","url":"data:x"}]}"#,
-            "parts[0]",
+            r#"{"parts":[{"type":"text","text":"hi"},{"type":"file","mime":"image/png","url":"data:x"}]}"#,
+            "parts[1]",
+        ),
+        (
+            r#"{"parts":[{"type":"text","text":"hi"},{"type":"file","mime":"image/png","url":"file://elsewhere/x.png"}]}"#,
+            "parts[1].url",
         ),
     ] {
         let (status, answer) = served.call("POST", &prompt, Some(body)).await;

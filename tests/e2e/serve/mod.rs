@@ -4,6 +4,7 @@
 //! headless Chromium ([`browser`]).
 
 mod browser;
+mod files;
 mod guard;
 mod input;
 mod sdk;

@@ -85,12 +85,14 @@ async fn fork_copies_up_to_a_message_with_new_ids_and_the_copy_goes_on_alone() {
     let store = SqliteStore::open(p.data.join("ward.db")).expect("store");
     let original = store.messages(&source, None).expect("messages");
     assert_eq!(original.len(), 4);
-    let first_answer = original[1].info.id().to_string();
+    // OpenCode's fork point: the messages *before* the one named are copied, so
+    // forking at the second prompt keeps the first exchange.
+    let second_prompt = original[2].info.id().to_string();
     drop(store);
 
     let fork = p
         .run_async(
-            &["session", "fork", &source, "--message", &first_answer],
+            &["session", "fork", &source, "--message", &second_prompt],
             "",
         )
         .await
@@ -101,7 +103,7 @@ async fn fork_copies_up_to_a_message_with_new_ids_and_the_copy_goes_on_alone() {
     assert_eq!(forked.title, "Counting (fork #1)");
     assert_eq!(forked.parent_id, None);
     let copied = store.messages(&fork, None).expect("messages");
-    assert_eq!(copied.len(), 2, "up to and including the message");
+    assert_eq!(copied.len(), 2, "the messages before the fork point");
     for (c, o) in copied.iter().zip(&original) {
         assert_ne!(c.info.id(), o.info.id(), "new ids");
         assert_eq!(c.info.session_id(), fork);
@@ -185,6 +187,39 @@ async fn the_server_forks_like_opencode() {
     assert_eq!(status, 200, "{body}");
     let messages: Value = serde_json::from_str(&body).expect("JSON");
     assert_eq!(messages.as_array().map(Vec::len), Some(2));
+    // At a message: the messages before it, as OpenCode copies them.
+    let (status, body) = served
+        .call("GET", &format!("/session/{source}/message"), None)
+        .await;
+    assert_eq!(status, 200, "{body}");
+    let original: Value = serde_json::from_str(&body).expect("JSON");
+    let at = original[1]["info"]["id"].as_str().expect("the answer's id");
+    let (status, body) = served
+        .call(
+            "POST",
+            &format!("/session/{source}/fork"),
+            Some(&format!(r#"{{"messageID": "{at}"}}"#)),
+        )
+        .await;
+    assert_eq!(status, 200, "{body}");
+    let at_answer: Value = serde_json::from_str(&body).expect("JSON");
+    let id = at_answer["id"].as_str().expect("id");
+    let (status, body) = served
+        .call("GET", &format!("/session/{id}/message"), None)
+        .await;
+    assert_eq!(status, 200, "{body}");
+    let copied: Value = serde_json::from_str(&body).expect("JSON");
+    let roles: Vec<&str> = copied
+        .as_array()
+        .expect("messages")
+        .iter()
+        .filter_map(|m| m["info"]["role"].as_str())
+        .collect();
+    assert_eq!(
+        roles,
+        ["user"],
+        "only the prompt before the answer: {copied}"
+    );
     let (status, body) = served
         .call(
             "POST",

@@ -91,6 +91,7 @@ impl LoopArgs {
             steps: self.steps,
             variant: self.variant.clone(),
             files: Vec::new(),
+            client_files: Vec::new(),
         }
     }
 }

@@ -32,12 +32,12 @@ pub enum SessionCommand {
         #[arg(long)]
         model: Option<String>,
     },
-    /// Copy a session (up to and including a message) as a new session with new ids,
+    /// Copy a session (its messages before a message) as a new session with new ids,
     /// titled "TITLE (fork #n)"; prints the new session's id.
     Fork {
         /// The session id.
         id: String,
-        /// The last message to copy (default: all of them).
+        /// The fork point: the messages before it are copied (default: all of them).
         #[arg(long)]
         message: Option<String>,
     },
@@ -118,7 +118,8 @@ pub async fn run(command: SessionCommand) -> Result<ExitCode> {
             outln!("{}", session.id);
         }
         SessionCommand::Delete { id } => {
-            manage::delete(&store, &id)?;
+            let blobs = ward_store::Blobs::new(ward_engine::paths::data_dir()?.join("blobs"));
+            manage::delete(&store, &blobs, &id)?;
             eoutln!("deleted session {}", inert_line(&id));
         }
         SessionCommand::Rename { id, title } => {

@@ -15,12 +15,12 @@ use crate::wire::session::SessionInfo;
 #[derive(Debug, Default, Deserialize, ToSchema)]
 #[serde(deny_unknown_fields)]
 pub struct ForkSession {
-    /// The last message copied (default: every message).
+    /// The fork point: the messages before it are copied (default: every message).
     #[serde(rename = "messageID")]
     pub message_id: Option<String>,
 }
 
-/// Copies a session — its messages up to and including `messageID` — as a new
+/// Copies a session — its messages before `messageID`, as OpenCode's fork does — as a new
 /// session titled "TITLE (fork #n)".
 #[utoipa::path(post, path = "/session/{sessionID}/fork", tag = "session", request_body = ForkSession,
     params(("sessionID" = String, Path, description = "The session")),

@@ -170,19 +170,17 @@ fn request_of(body: Prompt) -> Result<PromptRequest, ApiError> {
     if body.format.is_some() {
         return Err(unsupported("format"));
     }
-    if body.variant.is_some() {
-        return Err(unsupported("variant"));
-    }
     let mut texts = Vec::new();
+    let mut files = super::prompt_files::PromptFiles::default();
     for (i, part) in body.parts.into_iter().enumerate() {
         match part {
             PartInput::Text { text, .. } => texts.push(text),
-            PartInput::File { .. } => {
-                return Err(ApiError::bad_request(format!(
-                    "`parts[{i}]`: file parts are not supported by Ward yet (mention a \
-                     project file as @path in the text)"
-                )));
-            }
+            PartInput::File {
+                mime,
+                url,
+                filename,
+                ..
+            } => files.add(i, mime, url, filename)?,
             PartInput::Agent { name } => {
                 return Err(ApiError::bad_request(format!(
                     "`parts[{i}]`: agent parts are not supported (write @{name} in the text)"
@@ -209,8 +207,9 @@ fn request_of(body: Prompt) -> Result<PromptRequest, ApiError> {
         model,
         system: body.system,
         steps: None,
-        variant: None,
+        variant: body.variant,
         files: Vec::new(),
+        client_files: files.0,
     })
 }
 

@@ -6,6 +6,7 @@ pub mod events;
 pub mod fork;
 pub mod messages;
 pub mod permissions;
+pub mod prompt_files;
 pub mod question;
 pub mod revert;
 pub mod sessions;

@@ -72,7 +72,7 @@ pub struct Prompt {
     /// Not supported by Ward: refused.
     #[schema(value_type = Option<Object>)]
     pub format: Option<Value>,
-    /// Not supported by Ward yet: refused.
+    /// The model variant (e.g. a reasoning effort): one of the model's `variants`.
     pub variant: Option<String>,
 }
 
@@ -102,12 +102,21 @@ pub enum PartInput {
         #[serde(default)]
         synthetic: bool,
     },
-    /// A file: not supported by Ward yet (refused with a message).
+    /// A file: a `data:` URL holding its bytes or a `file://` URL naming it; an
+    /// image or PDF by its bytes, stored once and sent to the model as `ward run -f`
+    /// does.
     File {
-        /// Its media type.
+        /// Its media type, as the client declares it (the bytes decide).
         mime: String,
         /// Where it is.
         url: String,
+        /// Its name.
+        filename: Option<String>,
+        /// Accepted and ignored: a client's own id for the part.
+        id: Option<String>,
+        /// Accepted and ignored: where in the project the client found it.
+        #[schema(value_type = Option<Object>)]
+        source: Option<Value>,
     },
     /// An agent mention: not supported as a part (write `@agent` in the text).
     Agent {

@@ -10,6 +10,7 @@
 //! read flushes the buffer too, so it sees every delta published before it.
 
 mod approvals;
+mod blob_refs;
 mod bulk;
 mod compaction;
 mod deltas;

@@ -9,7 +9,7 @@ use super::deltas::Backlog;
 use super::{SqliteStore, approvals, compaction, messages, recover, sessions, todos};
 use crate::bus::{Bus, Event};
 use crate::clock::now_ms;
-use crate::error::{Context, Result, StoreError};
+use crate::error::{Context, Result};
 use crate::model::compaction::CompactionPoint;
 use crate::model::message::{Message, MessageInfo};
 use crate::model::part::Part;
@@ -64,22 +64,7 @@ impl Store for SqliteStore {
     }
 
     fn delete_session(&self, id: &str) -> Result<()> {
-        let deleted = self.shared.write(|conn| {
-            let doomed = sessions::with_descendants(conn, id)?;
-            if doomed.is_empty() {
-                return Err(StoreError::NotFound {
-                    kind: "session",
-                    id: id.to_string(),
-                });
-            }
-            sessions::delete(conn, id)?;
-            Ok(doomed)
-        })?;
-        // Children first, so no subscriber sees a child whose parent is already gone.
-        for info in deleted.into_iter().rev() {
-            self.publish(Event::SessionDeleted { info });
-        }
-        Ok(())
+        self.delete_session_freeing(id).map(drop)
     }
 
     fn put_message(&self, info: &MessageInfo) -> Result<()> {
@@ -249,7 +234,7 @@ impl ApprovalStore for SqliteStore {
 }
 
 impl SqliteStore {
-    fn publish(&self, event: Event) {
+    pub(super) fn publish(&self, event: Event) {
         self.shared.bus.publish(event);
     }
 
