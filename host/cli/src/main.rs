@@ -96,10 +96,14 @@ fn main() -> ExitCode {
         .init();
     inert_panics();
     let cli = Cli::parse();
-    let runtime = match tokio::runtime::Builder::new_multi_thread()
-        .enable_all()
-        .build()
-    {
+    let mut runtime = tokio::runtime::Builder::new_multi_thread();
+    runtime.enable_all();
+    if matches!(cli.command, Some(Command::Serve(_))) {
+        // The loops run on these workers; the API on a thread of its own that
+        // keeps the default priority (see ward_server::priority).
+        runtime.on_thread_start(ward_server::priority::lower_for_loops);
+    }
+    let runtime = match runtime.build() {
         Ok(r) => r,
         Err(e) => {
             eoutln!("error: cannot start the async runtime: {e}");
