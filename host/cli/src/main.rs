@@ -140,12 +140,20 @@ fn main() -> ExitCode {
 /// answers one client whose requests are mostly short: on one thread a request never
 /// waits for a sleeping worker to be woken (the round trip of a no-op call was mostly
 /// such wake-ups, `scripts/bench-mcp-serve.py`); blocking work still goes to the
-/// blocking pool. Everything else may run calls in parallel, on every core.
+/// blocking pool. `ward serve` runs its sessions' loops on workers below the API's
+/// priority. Everything else may run calls in parallel, on every core.
 fn runtime_for(command: &Option<Command>) -> tokio::runtime::Builder {
     match command {
         Some(Command::Mcp {
             command: commands::mcp::McpCommand::Serve(args),
         }) if args.over_stdio() => tokio::runtime::Builder::new_current_thread(),
+        Some(Command::Serve(_)) => {
+            // The loops run on these workers; the API on a thread of its own that
+            // keeps the default priority (see ward_server::priority).
+            let mut runtime = tokio::runtime::Builder::new_multi_thread();
+            runtime.on_thread_start(ward_server::priority::lower_for_loops);
+            runtime
+        }
         _ => tokio::runtime::Builder::new_multi_thread(),
     }
 }

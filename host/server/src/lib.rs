@@ -15,6 +15,7 @@ pub mod body;
 pub mod error;
 pub mod guard;
 mod openapi;
+pub mod priority;
 pub mod routes;
 pub mod stream;
 pub mod token;

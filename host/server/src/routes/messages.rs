@@ -93,7 +93,7 @@ pub async fn prompt(
     Path(id): Path<String>,
     JsonBody(body): JsonBody<Prompt>,
 ) -> Result<Json<Answer>, ApiError> {
-    let running = start(&app, &id, body)?;
+    let running = start(&app, id.clone(), body).await?;
     let outcome = running
         .await
         .map_err(|e| ApiError::internal(format!("the prompt's task failed: {e}")))?;
@@ -125,7 +125,7 @@ pub async fn prompt_async(
     Path(id): Path<String>,
     JsonBody(body): JsonBody<Prompt>,
 ) -> Result<StatusCode, ApiError> {
-    let running = start(&app, &id, body)?;
+    let running = start(&app, id, body).await?;
     // Failures reach clients as the session's events (an assistant message with an
     // error); the log keeps them for whoever runs the server.
     app.loops.spawn(async move {
@@ -141,7 +141,24 @@ pub async fn prompt_async(
 /// Checks `body`, stores the prompt, and runs it in a task on the loops' runtime:
 /// the prompt is in the session (and on the stream) before the request is answered,
 /// and a client that goes away drops only its wait.
-fn start(
+///
+/// Checking and storing are blocking work (the store's writes, files a `file://` part
+/// names), done on a blocking thread: on the API's own runtime a burst of prompts would
+/// be stored one after another before the event stream's task ran again, so every
+/// prompt's first event waited for the last prompt of the burst.
+async fn start(
+    app: &App,
+    id: String,
+    body: Prompt,
+) -> Result<JoinHandle<Result<Turn, EngineError>>, ApiError> {
+    let app = app.clone();
+    tokio::task::spawn_blocking(move || record(&app, &id, body))
+        .await
+        .map_err(|e| ApiError::internal(format!("storing the prompt failed: {e}")))?
+}
+
+/// [`start`]'s blocking part.
+fn record(
     app: &App,
     id: &str,
     body: Prompt,
