@@ -200,7 +200,9 @@ impl PermissionEngine {
     /// - `Reject` fails that call with the feedback and rejects every other pending
     ///   ask of the session.
     ///
-    /// Publishes [`PermissionEvent::Replied`] for every ask it settles.
+    /// Publishes [`PermissionEvent::Replied`] for every ask it settles, before the
+    /// waiting call goes on: a subscriber sees the reply before anything the call then
+    /// does (the call runs on another thread and could otherwise publish first).
     pub fn reply(&self, id: &str, reply: Reply) -> Result<(), PermissionError> {
         let ask = self
             .take(|ask| ask.id == id)
@@ -209,26 +211,30 @@ impl PermissionEngine {
         let session = ask.request.session_id.clone();
         match reply {
             Reply::Once => {
-                ask.resolve(Ok(()));
                 self.replied(&session, id, Reply::Once);
+                ask.resolve(Ok(()));
                 Ok(())
             }
             Reply::Reject { feedback } => {
-                ask.resolve(Err(PermissionError::Rejected {
-                    feedback: feedback.clone(),
-                }));
-                self.replied(&session, id, Reply::Reject { feedback });
+                self.replied(
+                    &session,
+                    id,
+                    Reply::Reject {
+                        feedback: feedback.clone(),
+                    },
+                );
+                ask.resolve(Err(PermissionError::Rejected { feedback }));
                 for other in self.take(|ask| ask.request.session_id == session) {
                     let other_id = other.id.clone();
-                    other.resolve(Err(PermissionError::Rejected { feedback: None }));
                     self.replied(&session, &other_id, Reply::Reject { feedback: None });
+                    other.resolve(Err(PermissionError::Rejected { feedback: None }));
                 }
                 Ok(())
             }
             Reply::Always => {
                 let saved = self.persist(&ask.request);
-                ask.resolve(Ok(()));
                 self.replied(&session, id, Reply::Always);
+                ask.resolve(Ok(()));
                 saved?;
                 self.release_allowed(&session);
                 Ok(())
@@ -315,8 +321,8 @@ impl PermissionEngine {
         });
         for ask in released {
             let id = ask.id.clone();
-            ask.resolve(Ok(()));
             self.replied(session, &id, Reply::Always);
+            ask.resolve(Ok(()));
         }
     }
 
