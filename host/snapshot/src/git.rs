@@ -4,7 +4,10 @@
 //! filters or aliases takes part, and the environment's `GIT_*` variables cannot
 //! redirect it.
 
+use std::fs::File;
 use std::io::Write;
+use std::os::fd::{AsRawFd, BorrowedFd};
+use std::os::unix::process::CommandExt;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 
@@ -73,6 +76,54 @@ impl Git {
         input: Option<&[u8]>,
     ) -> Result<Vec<u8>, SnapshotError> {
         run(self.command(args), args, input)
+    }
+}
+
+/// The store's lock, held; every git process that writes the store is started
+/// through it and inherits it.
+///
+/// Why inherited: a Ward killed with SIGKILL leaves its git child running (an
+/// `update-index` still reading its list, say). The lock is an `flock` on an open
+/// file, which the kernel releases only when every descriptor of that file is
+/// closed — so with the child holding one, the next Ward waits for the orphan to
+/// finish instead of racing it for `index.lock`.
+pub(crate) struct Held<'a> {
+    git: &'a Git,
+    lock: File,
+}
+
+impl<'a> Held<'a> {
+    /// `git` with `lock` (already taken) held.
+    pub(crate) fn new(git: &'a Git, lock: File) -> Held<'a> {
+        Held { git, lock }
+    }
+
+    /// The store the lock is on.
+    pub(crate) fn git(&self) -> &'a Git {
+        self.git
+    }
+
+    /// Runs `args` on the store, the git process holding the lock as well; feeds
+    /// `input` on stdin; returns stdout.
+    pub(crate) fn run(
+        &self,
+        args: &[&str],
+        input: Option<&[u8]>,
+    ) -> Result<Vec<u8>, SnapshotError> {
+        let mut command = self.git.command(args);
+        let fd = self.lock.as_raw_fd();
+        // SAFETY: the closure runs in the forked child before `exec`. It only
+        // clears the close-on-exec flag of a descriptor the parent keeps open for
+        // the whole call (`self.lock`), through `fcntl`, which is
+        // async-signal-safe; it neither allocates nor takes locks.
+        unsafe {
+            command.pre_exec(move || {
+                let lock = BorrowedFd::borrow_raw(fd);
+                rustix::io::fcntl_setfd(lock, rustix::io::FdFlags::empty())
+                    .map_err(std::io::Error::from)
+            });
+        }
+        run(command, args, input)
     }
 }
 

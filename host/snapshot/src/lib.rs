@@ -27,8 +27,10 @@
 //! Crash safety: git writes objects and the index atomically (temporary file and
 //! rename); a process killed mid-snapshot leaves at most `index.lock` behind. Every
 //! operation holds an exclusive advisory lock on the store (`ward.lock`, released
-//! by the kernel when the process dies), so a lock file found while holding it is
-//! stale and is removed.
+//! by the kernel when the process dies), and so does each git process it starts
+//! (the lock is inherited: a git child orphaned by a killed Ward keeps the store
+//! locked until it ends), so a lock file found while holding it is stale and is
+//! removed.
 
 mod error;
 mod git;
@@ -42,7 +44,7 @@ use std::path::{Path, PathBuf};
 use sha2::{Digest, Sha256};
 
 pub use error::SnapshotError;
-use git::{Git, nul_fields};
+use git::{Git, Held, nul_fields};
 use last_tree::LastTree;
 
 /// The default limit on a file's size: larger files are left out of snapshots.
@@ -131,8 +133,8 @@ impl Snapshots {
     /// Records the project's files now; returns the tree's hash and what was left
     /// out for its size.
     pub fn track(&self) -> Result<Tracked, SnapshotError> {
-        let _lock = self.lock()?;
-        let listed = self.git.run(
+        let store = self.lock()?;
+        let listed = store.run(
             &[
                 "ls-files",
                 "-z",
@@ -178,13 +180,13 @@ impl Snapshots {
             list.push(0);
         }
         if !gone.is_empty() {
-            self.git.run(
+            store.run(
                 &["update-index", "--force-remove", "-z", "--stdin"],
                 Some(&gone),
             )?;
         }
         if !update.is_empty() {
-            self.git.run(
+            store.run(
                 &[
                     "update-index",
                     "--add",
@@ -202,7 +204,7 @@ impl Snapshots {
         if unchanged && let Some(hash) = self.last_tree.read() {
             return Ok(Tracked { hash, skipped });
         }
-        let out = self.git.run(&["write-tree"], None)?;
+        let out = store.run(&["write-tree"], None)?;
         let hash = String::from_utf8_lossy(&out).trim().to_string();
         if hash.is_empty() {
             return Err(SnapshotError::Output {
@@ -274,13 +276,13 @@ impl Snapshots {
     /// write goes through a symlink (a symlink in the way is replaced, never
     /// followed).
     pub fn restore(&self, files: &[(String, String)]) -> Result<(), SnapshotError> {
-        let _lock = self.lock()?;
-        restore::restore(&self.git, files)
+        let store = self.lock()?;
+        restore::restore(store.git(), files)
     }
 
     /// Creates the store if needed and takes its lock; clears what a process killed
     /// while holding it left behind.
-    fn lock(&self) -> Result<File, SnapshotError> {
+    fn lock(&self) -> Result<Held<'_>, SnapshotError> {
         if !self.git.git_dir.join("HEAD").exists() {
             git::init(&self.git.git_dir, &self.excluded)?;
         }
@@ -297,7 +299,7 @@ impl Snapshots {
             .map_err(io)?;
         file.lock().map_err(io)?;
         clear_stale_index_lock(&self.git.git_dir.join("index.lock"));
-        Ok(file)
+        Ok(Held::new(&self.git, file))
     }
 }
 
@@ -318,28 +320,18 @@ fn under_symlink(root: &Path, rel: &str) -> bool {
     false
 }
 
-/// Only a process holding the store's lock runs git on it, so an `index.lock` found
-/// then was left by a process that died — or by the git child of one killed with
-/// SIGKILL, which may still be finishing: such a child is given a moment (a young
-/// lock file is waited on, at most [`ORPHAN_GRACE`]) before the file is removed.
+/// Only a process holding the store's lock runs git on it, and every git process
+/// that writes the store holds the lock too (see [`Held`]), so an `index.lock`
+/// found then was left by a git process that died mid-write: it is removed.
 fn clear_stale_index_lock(path: &Path) {
-    let started = std::time::Instant::now();
-    while let Ok(meta) = std::fs::symlink_metadata(path) {
-        let age = meta
-            .modified()
-            .ok()
-            .and_then(|m| m.elapsed().ok())
-            .unwrap_or_default();
-        if age > ORPHAN_GRACE || started.elapsed() > ORPHAN_GRACE {
-            let _ = std::fs::remove_file(path);
-            return;
+    match std::fs::remove_file(path) {
+        Ok(()) => tracing::warn!(path = %path.display(), "snapshot: removed a stale index.lock"),
+        Err(error) if error.kind() == std::io::ErrorKind::NotFound => {}
+        Err(error) => {
+            tracing::warn!(path = %path.display(), %error, "snapshot: a stale index.lock could not be removed")
         }
-        std::thread::sleep(std::time::Duration::from_millis(20));
     }
 }
-
-/// How long a git process orphaned by a killed Ward may take to finish.
-const ORPHAN_GRACE: std::time::Duration = std::time::Duration::from_secs(2);
 
 /// The store path for tests and tools: where [`Snapshots::new`] keeps `project`'s.
 pub fn store_dir(data_dir: &Path, project: &Path) -> PathBuf {

@@ -273,3 +273,87 @@ fn a_snapshot_killed_midway_leaves_the_store_usable() {
         .unwrap();
     assert!(fsck.status.success(), "{fsck:?}");
 }
+
+/// The `git` found on `PATH`.
+fn real_git() -> std::path::PathBuf {
+    let path = std::env::var_os("PATH").unwrap();
+    std::env::split_paths(&path)
+        .map(|dir| dir.join("git"))
+        .find(|git| git.is_file())
+        .unwrap()
+}
+
+/// A child that takes one snapshot through a slow `git` (set up by the parent),
+/// to be killed with SIGKILL while its `update-index` is still waiting.
+#[test]
+fn orphan_child() {
+    let Some(project) = std::env::var_os("WARD_SNAPSHOT_ORPHAN_PROJECT") else {
+        return;
+    };
+    let data = std::env::var_os("WARD_SNAPSHOT_ORPHAN_DATA").unwrap();
+    let _ = store(Path::new(&data), Path::new(&project)).track();
+}
+
+/// A Ward killed while its git child has not yet touched the index leaves that
+/// child running; the next snapshot must wait for it rather than race it (the
+/// orphan's `index.lock` appearing under a later `write-tree`, or its stale file
+/// list landing after the new one).
+#[test]
+fn the_next_snapshot_waits_for_a_git_child_orphaned_by_a_killed_ward() {
+    let data = tempfile::tempdir().unwrap();
+    let project = tempfile::tempdir().unwrap();
+    let bin = tempfile::tempdir().unwrap();
+    for i in 0..20 {
+        std::fs::write(project.path().join(format!("g{i}.txt")), format!("{i}\n")).unwrap();
+    }
+    let mark = bin.path().join("mark");
+    // `update-index` announces itself, waits, runs, then says it is done.
+    let slow_git = bin.path().join("git");
+    std::fs::write(
+        &slow_git,
+        format!(
+            "#!/bin/sh\ncase \"$*\" in *update-index*)\n  touch '{mark}.started'; sleep 1\n  \
+             '{git}' \"$@\"; rc=$?; touch '{mark}.done'; exit $rc;;\nesac\nexec '{git}' \"$@\"\n",
+            mark = mark.display(),
+            git = real_git().display(),
+        ),
+    )
+    .unwrap();
+    std::fs::set_permissions(&slow_git, std::fs::Permissions::from_mode(0o755)).unwrap();
+    let path = std::env::join_paths(
+        std::iter::once(bin.path().to_path_buf())
+            .chain(std::env::split_paths(&std::env::var_os("PATH").unwrap())),
+    )
+    .unwrap();
+    let mut child = Command::new(std::env::current_exe().unwrap())
+        .args(["--exact", "orphan_child", "--nocapture"])
+        .env("WARD_SNAPSHOT_ORPHAN_PROJECT", project.path())
+        .env("WARD_SNAPSHOT_ORPHAN_DATA", data.path())
+        .env("PATH", path)
+        .spawn()
+        .unwrap();
+    let started = bin.path().join("mark.started");
+    let deadline = std::time::Instant::now() + Duration::from_secs(30);
+    while !started.exists() {
+        assert!(
+            std::time::Instant::now() < deadline,
+            "update-index never ran"
+        );
+        std::thread::sleep(Duration::from_millis(10));
+    }
+    child.kill().unwrap();
+    child.wait().unwrap();
+
+    let snapshots = store(data.path(), project.path());
+    let tracked = snapshots.track().unwrap();
+    assert!(
+        bin.path().join("mark.done").exists(),
+        "the snapshot ran while the orphaned update-index was still pending"
+    );
+    std::fs::write(project.path().join("g1.txt"), "changed\n").unwrap();
+    let next = snapshots.track().unwrap();
+    assert_eq!(
+        snapshots.changed(&tracked.hash, &next.hash).unwrap(),
+        ["g1.txt"]
+    );
+}
