@@ -17,6 +17,43 @@ use ward_plugin::DeclaredAgent;
 use crate::info::AgentSource;
 use crate::merge::Definition;
 
+/// Why a component's agent definition is skipped. The message completes "plugin `P`:
+/// agent `A`: …".
+#[derive(Debug, thiserror::Error)]
+pub(crate) enum AgentRefused {
+    /// The name is empty or has spaces.
+    #[error("an agent name must be non-empty and contain no spaces")]
+    BadName,
+    /// The name is a built-in agent's.
+    #[error("it is a built-in agent, which a plugin cannot redefine")]
+    BuiltIn,
+    /// An earlier plugin defines the name.
+    #[error("another plugin already defines it")]
+    Taken,
+    /// The fields do not pass the checks of an `[agent.NAME]` table.
+    #[error("{0}")]
+    Fields(serde_json::Error),
+    /// A sampling parameter is out of its range.
+    #[error("`{name}` must be between 0 and {max}, found {value}")]
+    Sampling {
+        /// `temperature` or `top_p`.
+        name: &'static str,
+        /// Its largest allowed value.
+        max: f64,
+        /// The value given.
+        value: f64,
+    },
+    /// `steps` is zero.
+    #[error("`steps` must be at least 1")]
+    NoSteps,
+    /// A permission rule's action is not `allow`, `ask` or `deny`.
+    #[error("unknown permission action `{0}`")]
+    UnknownAction(String),
+    /// A permission rule lacks its permission or its pattern.
+    #[error("a permission rule needs a permission and a pattern")]
+    IncompleteRule,
+}
+
 /// The definitions of `declared` (`(plugin, agent)` pairs, in plugin order),
 /// skipping names in `taken` (the built-ins); problems go to `warnings`.
 pub(crate) fn definitions(
@@ -29,11 +66,11 @@ pub(crate) fn definitions(
     for (plugin, agent) in declared {
         let problem = if agent.name.trim().is_empty() || agent.name.chars().any(char::is_whitespace)
         {
-            Some("an agent name must be non-empty and contain no spaces".to_string())
+            Some(AgentRefused::BadName)
         } else if taken.contains(&agent.name) {
-            Some("it is a built-in agent, which a plugin cannot redefine".to_string())
+            Some(AgentRefused::BuiltIn)
         } else if seen.contains(agent.name.as_str()) {
-            Some("another plugin already defines it".to_string())
+            Some(AgentRefused::Taken)
         } else {
             None
         };
@@ -55,7 +92,7 @@ pub(crate) fn definitions(
     out
 }
 
-fn definition(plugin: &str, agent: &DeclaredAgent) -> Result<Definition, String> {
+fn definition(plugin: &str, agent: &DeclaredAgent) -> Result<Definition, AgentRefused> {
     // Through the same deserializer as `[agent.NAME]`, so a component's model,
     // mode and numbers meet the same checks and produce the same messages.
     let mut fields = Map::new();
@@ -75,11 +112,11 @@ fn definition(plugin: &str, agent: &DeclaredAgent) -> Result<Definition, String>
         }
     }
     let fields: AgentConfig =
-        serde_json::from_value(Value::Object(fields)).map_err(|e| e.to_string())?;
+        serde_json::from_value(Value::Object(fields)).map_err(AgentRefused::Fields)?;
     check_sampling("temperature", fields.temperature, 2.0)?;
     check_sampling("top_p", fields.top_p, 1.0)?;
     if fields.steps == Some(0) {
-        return Err("`steps` must be at least 1".to_string());
+        return Err(AgentRefused::NoSteps);
     }
     let rules = agent
         .permission
@@ -89,10 +126,10 @@ fn definition(plugin: &str, agent: &DeclaredAgent) -> Result<Definition, String>
                 "allow" => Action::Allow,
                 "ask" => Action::Ask,
                 "deny" => Action::Deny,
-                other => return Err(format!("unknown permission action `{other}`")),
+                other => return Err(AgentRefused::UnknownAction(other.to_string())),
             };
             if permission.is_empty() || pattern.is_empty() {
-                return Err("a permission rule needs a permission and a pattern".to_string());
+                return Err(AgentRefused::IncompleteRule);
             }
             Ok(Rule::new(permission.as_str(), pattern.as_str(), action))
         })
@@ -107,11 +144,13 @@ fn definition(plugin: &str, agent: &DeclaredAgent) -> Result<Definition, String>
     })
 }
 
-fn check_sampling(name: &str, value: Option<f64>, max: f64) -> Result<(), String> {
+fn check_sampling(name: &'static str, value: Option<f64>, max: f64) -> Result<(), AgentRefused> {
     match value {
-        Some(v) if !(v.is_finite() && (0.0..=max).contains(&v)) => {
-            Err(format!("`{name}` must be between 0 and {max}, found {v}"))
-        }
+        Some(v) if !(v.is_finite() && (0.0..=max).contains(&v)) => Err(AgentRefused::Sampling {
+            name,
+            max,
+            value: v,
+        }),
         _ => Ok(()),
     }
 }
@@ -182,5 +221,29 @@ mod tests {
         assert!(warnings[2].contains("unknown variant `boss`"));
         assert!(warnings[3].contains("`temperature` must be between 0 and 2, found 9"));
         assert!(warnings[4].contains("another plugin already defines it"));
+    }
+
+    #[test]
+    fn each_refusal_is_its_own_case() {
+        let mut hot = reviewer();
+        hot.top_p = Some(1.5);
+        assert!(matches!(
+            definition("p", &hot),
+            Err(AgentRefused::Sampling { name: "top_p", .. })
+        ));
+        let mut idle = reviewer();
+        idle.steps = Some(0);
+        assert!(matches!(definition("p", &idle), Err(AgentRefused::NoSteps)));
+        let mut lax = reviewer();
+        lax.permission = vec![("edit".into(), "*".into(), "maybe".into())];
+        assert!(matches!(
+            definition("p", &lax),
+            Err(AgentRefused::UnknownAction(a)) if a == "maybe"
+        ));
+        lax.permission = vec![("".into(), "*".into(), "deny".into())];
+        assert!(matches!(
+            definition("p", &lax),
+            Err(AgentRefused::IncompleteRule)
+        ));
     }
 }

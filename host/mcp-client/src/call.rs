@@ -84,7 +84,7 @@ pub async fn refresh_tools(shared: &Arc<Shared>, peer: &Peer<RoleClient>) -> Res
                         tools.push(Arc::new(offered));
                     }
                 }
-                Err(problem) => shared.problems.note(problem),
+                Err(problem) => shared.problems.note(problem.to_string()),
             }
         }
         if tools.len() == MAX_TOOLS {
@@ -101,14 +101,42 @@ pub async fn refresh_tools(shared: &Arc<Shared>, peer: &Peer<RoleClient>) -> Res
     Ok(())
 }
 
+/// Why a listed tool is not offered (noted among the server's problems). A tool's
+/// name is cut to 80 characters.
+#[derive(Debug, thiserror::Error)]
+enum LeftOut {
+    /// The answer has no tool list at all.
+    #[error("answered `tools/list` without a `tools` array")]
+    NoToolsArray,
+    /// The tool's `inputSchema` is missing or not an object.
+    #[error("tool `{name}` was left out: its inputSchema is not a JSON object")]
+    SchemaNotObject {
+        /// The tool.
+        name: String,
+    },
+    /// The tool does not read as an MCP tool.
+    #[error("tool `{name}` was left out: {reason}")]
+    Unreadable {
+        /// The tool.
+        name: String,
+        /// Why.
+        reason: serde_json::Error,
+    },
+    /// The tool's arguments are described as something other than an object.
+    #[error("tool `{name}` was left out: its inputSchema describes `{found}`, not an object")]
+    NotAnObject {
+        /// The tool.
+        name: String,
+        /// The schema's `type`.
+        found: Value,
+    },
+}
+
 /// The tools of a `tools/list` answer that did not parse as a whole: each one that
 /// does, and a problem for each that does not.
-fn read_raw_list(raw: &Value) -> (Vec<Result<Tool, String>>, Option<String>) {
+fn read_raw_list(raw: &Value) -> (Vec<Result<Tool, LeftOut>>, Option<String>) {
     let Some(list) = raw.get("tools").and_then(Value::as_array) else {
-        return (
-            vec![Err("answered `tools/list` without a `tools` array".into())],
-            None,
-        );
+        return (vec![Err(LeftOut::NoToolsArray)], None);
     };
     let tools = list
         .iter()
@@ -116,12 +144,10 @@ fn read_raw_list(raw: &Value) -> (Vec<Result<Tool, String>>, Option<String>) {
             let name = t.get("name").and_then(Value::as_str).unwrap_or("(unnamed)");
             let name: String = name.chars().take(80).collect();
             if !t.get("inputSchema").is_some_and(Value::is_object) {
-                return Err(format!(
-                    "tool `{name}` was left out: its inputSchema is not a JSON object"
-                ));
+                return Err(LeftOut::SchemaNotObject { name });
             }
             serde_json::from_value::<Tool>(t.clone())
-                .map_err(|e| format!("tool `{name}` was left out: {e}"))
+                .map_err(|reason| LeftOut::Unreadable { name, reason })
         })
         .collect();
     let next = raw
@@ -132,14 +158,14 @@ fn read_raw_list(raw: &Value) -> (Vec<Result<Tool, String>>, Option<String>) {
 }
 
 /// `tool` if its input schema describes an object (what a tool's arguments are).
-fn checked(tool: Tool) -> Result<Tool, String> {
+fn checked(tool: Tool) -> Result<Tool, LeftOut> {
     match tool.input_schema.get("type") {
         None => Ok(tool),
         Some(Value::String(t)) if t == "object" => Ok(tool),
-        Some(other) => Err(format!(
-            "tool `{}` was left out: its inputSchema describes `{other}`, not an object",
-            tool.name.chars().take(80).collect::<String>()
-        )),
+        Some(other) => Err(LeftOut::NotAnObject {
+            name: tool.name.chars().take(80).collect(),
+            found: other.clone(),
+        }),
     }
 }
 
@@ -355,12 +381,24 @@ mod tests {
         let (tools, next) = read_raw_list(&raw);
         assert!(next.is_none());
         assert!(tools[0].is_ok());
+        let Err(problem) = &tools[1] else {
+            panic!("`bad` was offered");
+        };
         assert!(
-            tools[1]
-                .as_ref()
-                .unwrap_err()
-                .contains("`bad` was left out")
+            matches!(problem, LeftOut::SchemaNotObject { name } if name == "bad"),
+            "{problem}"
         );
+        assert_eq!(
+            problem.to_string(),
+            "tool `bad` was left out: its inputSchema is not a JSON object"
+        );
+        let (tools, _) = read_raw_list(&serde_json::json!({"tool": []}));
+        assert!(matches!(tools[..], [Err(LeftOut::NoToolsArray)]));
+        let tool: Tool = serde_json::from_value(serde_json::json!(
+            {"name": "s", "inputSchema": {"type": "string"}}
+        ))
+        .expect("a tool");
+        assert!(matches!(checked(tool), Err(LeftOut::NotAnObject { .. })));
     }
 
     #[test]

@@ -12,6 +12,7 @@
 use url::Url;
 
 use crate::grants::Effective;
+use crate::host_error::HostError;
 
 /// The permission keys of the host and the standard tools: a plugin may use one only
 /// as far as its capabilities reach ([`may_ask`]), even if it names a tool so.
@@ -34,6 +35,27 @@ const RESERVED: &[&str] = &[
     "invalid",
 ];
 
+/// A question a plugin may not put: the permission is neither its own nor within
+/// what its capabilities reach.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[error(
+    "plugin `{plugin}` may not ask about `{permission}`: a plugin may only ask about its \
+     own tools (or `{plugin}:…` keys) and what its granted capabilities cover"
+)]
+pub(crate) struct AskRefused {
+    /// The plugin.
+    pub(crate) plugin: String,
+    /// The permission key it asked about.
+    pub(crate) permission: String,
+}
+
+impl From<AskRefused> for HostError {
+    /// A question out of the plugin's reach is refused, as a missing grant is.
+    fn from(e: AskRefused) -> Self {
+        HostError::Denied(e.to_string())
+    }
+}
+
 /// Whether `plugin` — granted `caps`, declaring the tools `tools` — may ask the user
 /// about `permission` for `patterns`. The error names the plugin and the permission.
 pub(crate) fn may_ask(
@@ -42,7 +64,7 @@ pub(crate) fn may_ask(
     tools: &[String],
     permission: &str,
     patterns: &[String],
-) -> Result<(), String> {
+) -> Result<(), AskRefused> {
     let allowed = match permission {
         "read" | "glob" | "grep" | "list" => !caps.fs_read.is_empty() || !caps.fs_write.is_empty(),
         "edit" | "write" | "apply_patch" => !caps.fs_write.is_empty(),
@@ -61,10 +83,10 @@ pub(crate) fn may_ask(
     if allowed {
         return Ok(());
     }
-    Err(format!(
-        "plugin `{plugin}` may not ask about `{permission}`: a plugin may only ask about its \
-         own tools (or `{plugin}:…` keys) and what its granted capabilities cover"
-    ))
+    Err(AskRefused {
+        plugin: plugin.to_string(),
+        permission: permission.to_string(),
+    })
 }
 
 /// Whether every one of `patterns` (`*` when there are none) passes `granted`.
@@ -121,9 +143,17 @@ mod tests {
             ("forgery:x", &["*"]),
         ] {
             let err = ask(perm, pats).expect_err(perm);
+            assert_eq!(
+                err,
+                AskRefused {
+                    plugin: "forger".into(),
+                    permission: perm.into(),
+                }
+            );
+            let text = err.to_string();
             assert!(
-                err.contains("plugin `forger`") && err.contains(perm),
-                "{err}"
+                text.starts_with(&format!("plugin `forger` may not ask about `{perm}`:")),
+                "{text}"
             );
         }
     }

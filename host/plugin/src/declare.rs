@@ -23,6 +23,7 @@ use crate::cache::ArtifactCache;
 use crate::error::trap_message;
 use crate::hooks::HookRegistration;
 use crate::kinds::{DeclaredAgent, DeclaredSkill};
+use crate::load_error::{DeclarationRefused, LoadError};
 use crate::meta;
 use crate::runtime::{Plugin, PluginHost};
 use crate::state::{CallScope, StoreState};
@@ -45,7 +46,7 @@ pub(crate) trait Declares: Interface {
     ) -> wasmtime::Result<Self::Declared>;
 
     /// Refuses a declaration the host will not keep.
-    fn check(plugin: &Plugin, declared: &Self::Declared) -> Result<(), String>;
+    fn check(plugin: &Plugin, declared: &Self::Declared) -> Result<(), DeclarationRefused>;
 
     /// Writes it to `cache` under the component's digest `sha`, unless `plugin` already
     /// had it from there.
@@ -65,7 +66,7 @@ impl Declares for ToolIndices {
         guest.call_list_tools(store).await
     }
 
-    fn check(_: &Plugin, tools: &Vec<ToolInfo>) -> Result<(), String> {
+    fn check(_: &Plugin, tools: &Vec<ToolInfo>) -> Result<(), DeclarationRefused> {
         // Checking arguments against a schema runs on the host, outside the sandbox's
         // limits: a schema that could make it costly is refused here.
         crate::tool_schema::check_tools(tools)
@@ -91,7 +92,7 @@ impl Declares for HooksIndices {
         guest.call_register(store).await.map(HookRegistration::from)
     }
 
-    fn check(_: &Plugin, _: &HookRegistration) -> Result<(), String> {
+    fn check(_: &Plugin, _: &HookRegistration) -> Result<(), DeclarationRefused> {
         Ok(())
     }
 
@@ -116,7 +117,7 @@ impl Declares for AgentIndices {
         Ok(declared.into_iter().map(DeclaredAgent::from).collect())
     }
 
-    fn check(plugin: &Plugin, agents: &Vec<DeclaredAgent>) -> Result<(), String> {
+    fn check(plugin: &Plugin, agents: &Vec<DeclaredAgent>) -> Result<(), DeclarationRefused> {
         within_limit(plugin, "its agent definitions", agents)
     }
 
@@ -139,7 +140,7 @@ impl Declares for SkillIndices {
         Ok(declared.into_iter().map(DeclaredSkill::from).collect())
     }
 
-    fn check(plugin: &Plugin, skills: &Vec<DeclaredSkill>) -> Result<(), String> {
+    fn check(plugin: &Plugin, skills: &Vec<DeclaredSkill>) -> Result<(), DeclarationRefused> {
         within_limit(plugin, "its skill list", skills)
     }
 
@@ -154,16 +155,16 @@ pub(crate) fn export<D: Declares>(
     plugin: &Plugin,
     pre: &InstancePre<StoreState>,
     api: Api,
-) -> Result<Option<D>, String> {
+) -> Result<Option<D>, LoadError> {
     if !plugin.is(D::KIND) {
         return Ok(None);
     }
-    D::new(pre, api).map(Some).map_err(|e| {
-        format!(
-            "it does not export the `ward:plugin/{}` interface it declares: {e}",
-            D::INTERFACE
-        )
-    })
+    D::new(pre, api)
+        .map(Some)
+        .map_err(|e| LoadError::MissingExport {
+            interface: D::INTERFACE,
+            message: e.to_string(),
+        })
 }
 
 impl PluginHost {
@@ -176,7 +177,7 @@ impl PluginHost {
         exports: Option<&D>,
         persist: Option<&ArtifactCache>,
         sha: &str,
-    ) -> Result<D::Declared, String> {
+    ) -> Result<D::Declared, LoadError> {
         let Some(exports) = exports else {
             return Ok(D::Declared::default());
         };
@@ -185,14 +186,14 @@ impl PluginHost {
         let declared = match self.instance(pre, exports, env).await {
             Ok(mut i) => D::read(&i.guest, &mut i.store).await,
             Err(failed) if failed.instantiating => {
-                return Err(format!(
-                    "cannot instantiate: {}",
-                    trap_message(&failed.trap)
-                ));
+                return Err(LoadError::Instantiate(trap_message(&failed.trap)));
             }
             Err(failed) => Err(failed.trap),
         }
-        .map_err(|e| format!("{} failed: {}", D::READING, trap_message(&e)))?;
+        .map_err(|e| LoadError::Declaring {
+            reading: D::READING,
+            message: trap_message(&e),
+        })?;
         D::check(plugin, &declared)?;
         if let Some(cache) = persist {
             D::persist(plugin, cache, sha, &declared);
@@ -203,13 +204,15 @@ impl PluginHost {
 
 /// Refuses a declaration larger than the plugin's output limit: a component cannot
 /// make the host keep (and cache, and send to the model) more than a call could return.
-fn within_limit<T: serde::Serialize>(plugin: &Plugin, what: &str, value: &T) -> Result<(), String> {
+fn within_limit<T: serde::Serialize>(
+    plugin: &Plugin,
+    what: &'static str,
+    value: &T,
+) -> Result<(), DeclarationRefused> {
     let size = serde_json::to_vec(value).map_or(usize::MAX, |v| v.len());
-    if size > plugin.limits.output_bytes {
-        return Err(format!(
-            "{what} take {size} bytes, more than its output limit of {} bytes",
-            plugin.limits.output_bytes
-        ));
+    let limit = plugin.limits.output_bytes;
+    if size > limit {
+        return Err(DeclarationRefused::TooLarge { what, size, limit });
     }
     Ok(())
 }

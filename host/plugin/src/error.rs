@@ -9,6 +9,7 @@ use ward_permission::PermissionError;
 use wasmtime::Trap;
 
 use crate::bindings::ToolError;
+use crate::load_error::LoadError;
 
 /// A failed plugin call. Every variant's message is written for the model and the user:
 /// it names the plugin and what to do about it.
@@ -35,8 +36,9 @@ pub enum CallError {
     Load {
         /// The plugin.
         plugin: String,
-        /// Why.
-        reason: String,
+        /// Why: a variant to branch on (not a source, since the message already
+        /// includes it).
+        reason: LoadError,
     },
     /// The tool itself reported an error.
     #[error("{}", tool_error_text(.0))]

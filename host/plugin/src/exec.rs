@@ -64,7 +64,11 @@ pub(crate) async fn run(env: Arc<CallEnv>, req: ExecRequest) -> Result<ExecOutpu
         .allow(plugin, "exec", &req.command, "granted and permitted");
 
     // Everything was checked: what is left to go wrong is starting the process.
-    spawn(&env, &req, workdir).await.map_err(HostError::Failed)
+    // Every way of not getting to an exit status is the process failing to run, not
+    // a refusal: the grant and the rules were checked above.
+    spawn(&env, &req, workdir)
+        .await
+        .map_err(|e| HostError::Failed(e.to_string()))
 }
 
 /// The plugin's `exec` grant must cover every simple command. A command the

@@ -81,7 +81,21 @@ pub struct IgnoredGrant {
     /// The grant as written.
     pub grant: String,
     /// Why it was ignored.
-    pub reason: String,
+    pub reason: GrantRefused,
+}
+
+/// Why a grant was ignored: it reaches past what the manifest asks for.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum GrantRefused {
+    /// A path outside every directory of the manifest's ceiling.
+    #[error("`{}` is outside what the manifest asks for", .0.display())]
+    OutsidePath(PathBuf),
+    /// A capability (or an item of one) the manifest does not ask for.
+    #[error("the manifest does not ask for `{0}`")]
+    NotAsked(String),
+    /// Not a capability at all.
+    #[error("unknown capability `{0}` (expected fs-read, fs-write, net, exec, env, hooks or all)")]
+    UnknownCapability(String),
 }
 
 impl Ceiling {
@@ -130,9 +144,7 @@ impl Ceiling {
                 "exec" => grant_items(&self.exec, item, &mut eff.exec),
                 "env" => grant_env(&self.env, item, &mut eff.env),
                 "hooks" => grant_hooks(self.hooks.as_ref(), item, &mut eff.hooks),
-                _ => Err(format!(
-                    "unknown capability `{kind}` (expected fs-read, fs-write, net, exec, env, hooks or all)"
-                )),
+                _ => Err(GrantRefused::UnknownCapability(kind.to_string())),
             };
             if let Err(reason) = outcome {
                 ignored.push(IgnoredGrant {
@@ -223,7 +235,7 @@ fn grant_paths(
     item: Option<&str>,
     project: &Path,
     out: &mut Vec<PathBuf>,
-) -> Result<(), String> {
+) -> Result<(), GrantRefused> {
     match item {
         None => {
             out.extend(ceiling.iter().cloned());
@@ -235,10 +247,7 @@ fn grant_paths(
                 out.push(path);
                 Ok(())
             } else {
-                Err(format!(
-                    "`{}` is outside what the manifest asks for",
-                    path.display()
-                ))
+                Err(GrantRefused::OutsidePath(path))
             }
         }
     }
@@ -248,13 +257,13 @@ fn grant_items(
     ceiling: &[String],
     item: Option<&str>,
     out: &mut Vec<String>,
-) -> Result<(), String> {
+) -> Result<(), GrantRefused> {
     match item {
         None => {
             out.extend(ceiling.iter().cloned());
             Ok(())
         }
-        Some(i) if ceiling.is_empty() => Err(format!("the manifest does not ask for `{i}`")),
+        Some(i) if ceiling.is_empty() => Err(GrantRefused::NotAsked(i.to_string())),
         // Whether `i` falls within the ceiling is checked per request: both must match.
         Some(i) => {
             out.push(i.to_string());
@@ -263,7 +272,11 @@ fn grant_items(
     }
 }
 
-fn grant_env(ceiling: &[String], item: Option<&str>, out: &mut Vec<String>) -> Result<(), String> {
+fn grant_env(
+    ceiling: &[String],
+    item: Option<&str>,
+    out: &mut Vec<String>,
+) -> Result<(), GrantRefused> {
     match item {
         None => {
             out.extend(ceiling.iter().cloned());
@@ -273,7 +286,7 @@ fn grant_env(ceiling: &[String], item: Option<&str>, out: &mut Vec<String>) -> R
             out.push(name.to_string());
             Ok(())
         }
-        Some(name) => Err(format!("the manifest does not ask for `{name}`")),
+        Some(name) => Err(GrantRefused::NotAsked(name.to_string())),
     }
 }
 
@@ -281,9 +294,9 @@ fn grant_hooks(
     ceiling: Option<&HookCaps>,
     item: Option<&str>,
     out: &mut Option<HookGrant>,
-) -> Result<(), String> {
+) -> Result<(), GrantRefused> {
     let Some(ceiling) = ceiling else {
-        return Err("the manifest does not ask for `hooks`".to_string());
+        return Err(GrantRefused::NotAsked("hooks".to_string()));
     };
     let grant = out.get_or_insert_with(|| HookGrant {
         tools: Vec::new(),
@@ -344,6 +357,15 @@ mod tests {
         assert!(!eff.allows_net("https", "example.com.evil", 443));
         let names: Vec<_> = ignored.iter().map(|i| i.grant.as_str()).collect();
         assert_eq!(names, ["fs-read:/etc", "env:HOME", "sockets"]);
+        let reasons: Vec<_> = ignored.iter().map(|i| i.reason.clone()).collect();
+        assert_eq!(
+            reasons,
+            [
+                GrantRefused::OutsidePath(PathBuf::from("/etc")),
+                GrantRefused::NotAsked("HOME".into()),
+                GrantRefused::UnknownCapability("sockets".into()),
+            ]
+        );
     }
 
     #[test]
@@ -372,6 +394,7 @@ mod tests {
         assert_eq!(eff.hooks, None, "no hooks asked for, none granted");
         let (_, ignored) = c.grant(&["hooks".to_string()], Path::new("/p"));
         assert_eq!(ignored.len(), 1);
+        assert_eq!(ignored[0].reason, GrantRefused::NotAsked("hooks".into()));
 
         c.hooks = Some(HookCaps {
             tools: vec!["bash".into(), "edit".into()],

@@ -36,8 +36,9 @@ impl StoreState {
         if let Err(e) =
             crate::asks::may_ask(&env.plugin, &env.caps, &env.tools, &permission, &patterns)
         {
-            env.audit.deny(&env.plugin, &permission, &target, &e);
-            return Err(HostError::Denied(e));
+            env.audit
+                .deny(&env.plugin, &permission, &target, &e.to_string());
+            return Err(e.into());
         }
         let outcome = env
             .check(

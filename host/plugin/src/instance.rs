@@ -18,6 +18,7 @@ use wasmtime::{Store, UpdateDeadline};
 use crate::bindings::guest::{HooksIndices, Interface, SkillIndices, ToolIndices};
 use crate::error::{CallError, classify};
 use crate::load::Loaded;
+use crate::load_error::LoadError;
 use crate::runtime::{Plugin, PluginHost};
 use crate::sandbox::Confinement;
 use crate::state::{CallEnv, CallScope, StoreState};
@@ -231,7 +232,7 @@ pub(crate) fn exports<'l, E: Export>(
 ) -> Result<&'l E, CallError> {
     E::of(loaded).ok_or_else(|| CallError::Load {
         plugin: plugin.name().to_string(),
-        reason: format!("its manifest does not declare it a {} plugin", E::KIND),
+        reason: LoadError::NotDeclared { kind: E::KIND },
     })
 }
 

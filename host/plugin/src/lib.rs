@@ -32,6 +32,7 @@ mod instance;
 pub mod kinds;
 mod limiter;
 mod load;
+pub mod load_error;
 mod meta;
 pub mod names;
 mod net;
@@ -41,12 +42,14 @@ pub mod sandbox;
 pub mod state;
 
 pub use bindings::{CallContext, ToolError, ToolInfo, ToolOutput};
+pub use compat::CompatError;
 pub use error::CallError;
 pub use hooks::{
     CompactingOutcome, HookBlock, HookPoint, HookRegistration, HookVerdict, PermissionRequest,
     SamplingParams,
 };
 pub use kinds::{DeclaredAgent, DeclaredSkill, SkillContent};
+pub use load_error::{DeclarationRefused, LoadError};
 pub use runtime::{HostOptions, MAX_STRIKES, Plugin, PluginHost};
 pub use sandbox::SandboxSettings;
 pub use state::{CallLimits, CallScope, ProgressSink};

@@ -23,6 +23,7 @@ use crate::discovery::ComponentBytes;
 use crate::error::CallError;
 use crate::hooks::HookRegistration;
 use crate::kinds::{DeclaredAgent, DeclaredSkill};
+use crate::load_error::LoadError;
 use crate::runtime::{Plugin, PluginHost};
 use crate::state::StoreState;
 use crate::{compat, meta};
@@ -46,14 +47,19 @@ impl PluginHost {
     /// Compiles and links `plugin` on first use; later calls share the result, failure
     /// included (a component that cannot load will not load on the next call either).
     pub(crate) async fn load(&self, plugin: &Plugin) -> Result<Arc<Loaded>, CallError> {
-        let result = plugin
-            .loaded
-            .get_or_init(|| async { self.compile(plugin).await.map(Arc::new) })
-            .await;
-        result.clone().map_err(|reason| CallError::Load {
+        self.loaded(plugin).await.map_err(|reason| CallError::Load {
             plugin: plugin.name().to_string(),
             reason,
         })
+    }
+
+    /// [`PluginHost::load`], with the reason alone.
+    pub(crate) async fn loaded(&self, plugin: &Plugin) -> Result<Arc<Loaded>, LoadError> {
+        plugin
+            .loaded
+            .get_or_init(|| async { self.compile(plugin).await.map(Arc::new) })
+            .await
+            .clone()
     }
 
     /// Compiles `plugin` (into the cache, when the host has one) and asks it what it
@@ -63,22 +69,22 @@ impl PluginHost {
         self.load(plugin).await.map(|_| ())
     }
 
-    async fn compile(&self, plugin: &Plugin) -> Result<Loaded, String> {
+    async fn compile(&self, plugin: &Plugin) -> Result<Loaded, LoadError> {
         let name = plugin.name();
         let bytes = plugin
             .source
             .component
             .load()
-            .map_err(|e| format!("cannot read its component: {e}"))?;
+            .map_err(|e| LoadError::Read(Arc::new(e)))?;
         // Bytes inside the binary were hashed when it was built, and are trusted as the
         // binary is; a file is hashed here, and checked against its manifest.
         let sha = match plugin.source.component.embedded_sha256() {
             Some(sha) => sha.to_string(),
             None => verified_sha(plugin, &bytes)?,
         };
-        let names = compat::component_names(&bytes).map_err(|e| e.to_string())?;
-        compat::check_imports(&names.imports, &plugin.ceiling).map_err(|e| e.to_string())?;
-        let api = compat::api_of(&names, &plugin.source.manifest.api).map_err(|e| e.to_string())?;
+        let names = compat::component_names(&bytes)?;
+        compat::check_imports(&names.imports, &plugin.ceiling)?;
+        let api = compat::api_of(&names, &plugin.source.manifest.api)?;
 
         let precompiled = match plugin.source.component {
             ComponentBytes::Embedded { precompiled, .. } if !precompiled.is_empty() => {
@@ -90,7 +96,7 @@ impl PluginHost {
         let pre = self
             .linker
             .instantiate_pre(&component)
-            .map_err(|e| format!("cannot link: {e}"))?;
+            .map_err(|e| LoadError::Link(e.to_string()))?;
         // Every export the manifest promises is looked up before any is called.
         let tool = export::<ToolIndices>(plugin, &pre, api)?;
         let hooks = export::<HooksIndices>(plugin, &pre, api)?;
@@ -134,7 +140,7 @@ impl PluginHost {
         sha: &str,
         bytes: &[u8],
         precompiled: Option<&'static [u8]>,
-    ) -> Result<Component, String> {
+    ) -> Result<Component, LoadError> {
         let engine = self.engine.engine().clone();
         if let Some(artifact) = precompiled {
             // SAFETY: the artifact is part of this binary, compiled by its build script
@@ -171,8 +177,8 @@ impl PluginHost {
         let owned = bytes.to_vec();
         let component = tokio::task::spawn_blocking(move || Component::new(&engine, &owned))
             .await
-            .map_err(|e| format!("compile task failed: {e}"))?
-            .map_err(|e| format!("cannot compile: {e}"))?;
+            .map_err(|e| LoadError::CompileTask(e.to_string()))?
+            .map_err(|e| LoadError::Compile(e.to_string()))?;
         if let Some(cache) = &self.cache {
             match component.serialize() {
                 Ok(artifact) => {
@@ -188,14 +194,91 @@ impl PluginHost {
 }
 
 /// The SHA-256 of a plugin's component file, checked against the one its manifest gives.
-fn verified_sha(plugin: &Plugin, bytes: &[u8]) -> Result<String, String> {
+fn verified_sha(plugin: &Plugin, bytes: &[u8]) -> Result<String, LoadError> {
     let sha = sha256_hex(bytes);
     match &plugin.source.manifest.sha256 {
-        Some(expected) if !expected.eq_ignore_ascii_case(&sha) => Err(format!(
-            "{}: component `{}` has sha256 {sha}, but the manifest says {expected}",
-            plugin.source.manifest_path.display(),
-            plugin.source.manifest.component
-        )),
+        Some(expected) if !expected.eq_ignore_ascii_case(&sha) => Err(LoadError::ShaMismatch {
+            manifest: plugin.source.manifest_path.clone(),
+            component: plugin.source.manifest.component.clone(),
+            actual: sha,
+            expected: expected.clone(),
+        }),
         _ => Ok(sha),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::discovery::{Origin, discover};
+    use crate::runtime::HostOptions;
+
+    use super::*;
+
+    /// A component whose bytes are not the ones its manifest names is refused before
+    /// anything reads them, and the refusal says which digests differ.
+    #[tokio::test]
+    async fn a_component_with_another_digest_is_not_loaded() {
+        let root = std::env::temp_dir().join(format!("ward-load-sha-{}", std::process::id()));
+        let dir = root.join("swapped");
+        std::fs::create_dir_all(&dir).expect("plugin dir");
+        let bytes = b"\0asm not the component the manifest names";
+        std::fs::write(dir.join("c.wasm"), bytes).expect("component");
+        let expected = "00".repeat(32);
+        std::fs::write(
+            dir.join("plugin.toml"),
+            format!(
+                "[plugin]\nname = \"swapped\"\nversion = \"0.1.0\"\napi = \"0.1.0\"\n\
+                 kinds = [\"tool\"]\ncomponent = \"c.wasm\"\nsha256 = \"{expected}\"\n"
+            ),
+        )
+        .expect("manifest");
+        let found = discover(&[], &[(Origin::Project, root.clone())]);
+        assert!(found.errors.is_empty(), "{:?}", found.errors);
+        let options = HostOptions {
+            project: root.clone(),
+            cache_dir: None,
+            audit_log: None,
+            grants: Default::default(),
+            disabled: Vec::new(),
+            sandbox: Default::default(),
+            replaces: Default::default(),
+            events: None,
+        };
+        let host = PluginHost::new(found.plugins, options).expect("host");
+        let plugin = host.plugins().first().expect("the plugin").clone();
+        let err = host.prepare(&plugin).await.expect_err("refused");
+        let CallError::Load {
+            plugin: name,
+            reason,
+        } = &err
+        else {
+            panic!("not a load failure: {err}");
+        };
+        assert_eq!(name, "swapped");
+        let LoadError::ShaMismatch {
+            actual,
+            expected: said,
+            ..
+        } = reason
+        else {
+            panic!("not a digest mismatch: {reason}");
+        };
+        assert_eq!(
+            (actual.as_str(), said.as_str()),
+            (sha256_hex(bytes).as_str(), expected.as_str())
+        );
+        // The failure is kept: the next use gets the same one without reading again.
+        std::fs::remove_dir_all(&root).expect("cleanup");
+        let again = host.prepare(&plugin).await.expect_err("still refused");
+        assert!(
+            matches!(
+                again,
+                CallError::Load {
+                    reason: LoadError::ShaMismatch { .. },
+                    ..
+                }
+            ),
+            "{again}"
+        );
     }
 }

@@ -161,7 +161,7 @@ async fn check_hop(env: &CallEnv, url: &Url) -> Result<(Url, String, Vec<SocketA
     }
     let target = match Target::of(url) {
         Ok(target) => target,
-        Err(reason) => return deny(reason),
+        Err(reason) => return deny(reason.to_string()),
     };
     let Target {
         url: norm,

@@ -37,20 +37,72 @@ const COMMAND_ENV: &[&str] = &["PATH", "HOME", "LANG", "LC_ALL", "TERM", "TMPDIR
 /// `PATH` of a plugin's processes: the system's, never the user's.
 const PLUGIN_PATH: &str = "/usr/local/bin:/usr/bin:/bin";
 
+/// Why a process an `exec` call asked for did not run to an exit status. Each message
+/// names the command.
+#[derive(Debug, thiserror::Error)]
+pub(crate) enum SpawnError {
+    /// A plugin's private temporary directory could not be made.
+    #[error("cannot create a temporary directory for `{command}`: {source}")]
+    Scratch {
+        /// The command.
+        command: String,
+        /// Why.
+        source: std::io::Error,
+    },
+    /// No sandbox helper is configured, so nothing can be confined.
+    #[error("no sandbox helper is configured: processes cannot be confined, so none is started")]
+    NoLauncher,
+    /// The launch's blocking task failed.
+    #[error("cannot run `{command}`: {source}")]
+    Task {
+        /// The command.
+        command: String,
+        /// Why.
+        source: tokio::task::JoinError,
+    },
+    /// The sandbox could not start the command.
+    #[error("cannot run `{command}` in {}: {source}", .dir.display())]
+    Launch {
+        /// The command.
+        command: String,
+        /// Its working directory.
+        dir: PathBuf,
+        /// Why.
+        source: ward_sandbox::SandboxError,
+    },
+    /// The command's input pipe, or its control socket, could not be set up.
+    #[error("waiting for `{command}`: {source}")]
+    Wait {
+        /// The command.
+        command: String,
+        /// Why.
+        source: std::io::Error,
+    },
+    /// The helper started, and could not confine the command, so it was not run.
+    #[error("`{command}` was not run: {reason} (exit {code})")]
+    NotConfined {
+        /// The command.
+        command: String,
+        /// The helper's own report.
+        reason: String,
+        /// The helper's exit status ([`ward_sandbox::CONFINE_FAILED`]).
+        code: i32,
+    },
+}
+
 /// Runs `req` in `workdir`, confined as `env` says, and waits for it within the call's
 /// deadline.
 pub(crate) async fn spawn(
     env: &CallEnv,
     req: &ExecRequest,
     workdir: PathBuf,
-) -> Result<ExecOutput, String> {
+) -> Result<ExecOutput, SpawnError> {
+    let command = || req.command.clone();
     let confinement = env.confinement;
     let scratch = match confinement {
-        Confinement::Plugin => Some(Scratch::create().map_err(|e| {
-            format!(
-                "cannot create a temporary directory for `{}`: {e}",
-                req.command
-            )
+        Confinement::Plugin => Some(Scratch::create().map_err(|source| SpawnError::Scratch {
+            command: command(),
+            source,
         })?),
         Confinement::Commands { .. } => None,
     };
@@ -58,10 +110,7 @@ pub(crate) async fn spawn(
     let missing = policy
         .confine_files
         .then(|| MissingConfig::note(&env.scope.project));
-    let launcher = env.launcher.clone().ok_or_else(|| {
-        "no sandbox helper is configured: processes cannot be confined, so none is started"
-            .to_string()
-    })?;
+    let launcher = env.launcher.clone().ok_or(SpawnError::NoLauncher)?;
 
     let program = Program {
         argv: vec![
@@ -76,8 +125,19 @@ pub(crate) async fn spawn(
     // Blocking (a server's start, the first time a setup is used): off the async workers.
     let launched = tokio::task::spawn_blocking(move || launcher.launch(&policy, &program))
         .await
-        .map_err(|e| format!("cannot run `{}`: {e}", req.command))?
-        .map_err(|e| format!("cannot run `{}` in {}: {e}", req.command, workdir.display()))?;
+        .map_err(|source| SpawnError::Task {
+            command: command(),
+            source,
+        })?
+        .map_err(|source| SpawnError::Launch {
+            command: command(),
+            dir: workdir,
+            source,
+        })?;
+    let waiting = |source| SpawnError::Wait {
+        command: command(),
+        source,
+    };
     let Launched {
         stdin,
         stdout,
@@ -86,7 +146,7 @@ pub(crate) async fn spawn(
     } = launched;
     if let (Some(input), Some(stdin)) = (&req.stdin, stdin) {
         let input = input.clone();
-        let mut stdin = pipe::Sender::from_owned_fd(stdin.into()).map_err(|e| e.to_string())?;
+        let mut stdin = pipe::Sender::from_owned_fd(stdin.into()).map_err(waiting)?;
         tokio::spawn(async move {
             let _ = stdin.write_all(input.as_bytes()).await;
         });
@@ -102,11 +162,8 @@ pub(crate) async fn spawn(
     // Dropping the control (an aborted call drops this future) kills the program and
     // everything it started.
     let (control, _server) = control.into_parts();
-    control
-        .set_nonblocking(true)
-        .map_err(|e| format!("waiting for `{}`: {e}", req.command))?;
-    let mut control =
-        UnixStream::from_std(control).map_err(|e| format!("waiting for `{}`: {e}", req.command))?;
+    control.set_nonblocking(true).map_err(waiting)?;
+    let mut control = UnixStream::from_std(control).map_err(waiting)?;
     let (exit_code, timed_out) =
         match tokio::time::timeout(remaining, exit_status(&mut control)).await {
             Ok(status) => (status, false),
@@ -133,11 +190,11 @@ pub(crate) async fn spawn(
     if let Some(code) = exit_code.filter(|c| *c == ward_sandbox::CONFINE_FAILED) {
         // The helper reports why it could not confine the command on stderr.
         if stdout.is_empty() && stderr.starts_with("ward sandbox:") {
-            return Err(format!(
-                "`{}` was not run: {} (exit {code})",
-                req.command,
-                stderr.trim_end()
-            ));
+            return Err(SpawnError::NotConfined {
+                command: command(),
+                reason: stderr.trim_end().to_string(),
+                code,
+            });
         }
     }
     Ok(ExecOutput {

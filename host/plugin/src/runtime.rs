@@ -32,6 +32,7 @@ use crate::error::{CallError, tool_failure};
 use crate::grants::{Ceiling, Effective, IgnoredGrant};
 use crate::hooks::{EventQueues, HookRegistration};
 use crate::load::Loaded;
+use crate::load_error::LoadError;
 use crate::meta;
 use crate::names::RefusedTool;
 use crate::sandbox::SandboxSettings;
@@ -85,7 +86,9 @@ pub struct Plugin {
     pub ignored_grants: Vec<IgnoredGrant>,
     /// Per-call limits.
     pub limits: CallLimits,
-    pub(crate) loaded: OnceCell<Result<Arc<Loaded>, String>>,
+    /// The load, once tried: its failure is kept too (a component that cannot load
+    /// will not load on the next call either).
+    pub(crate) loaded: OnceCell<Result<Arc<Loaded>, LoadError>>,
     /// The tool list, once known (from the cache or the component).
     pub(crate) tools: OnceLock<Vec<ToolInfo>>,
     /// The hook registration, once known (from the cache or the component).
@@ -266,9 +269,9 @@ impl PluginHost {
             // Measured again: the cache may predate the bounds (a fresh load measures
             // in `load`).
             Some(tools) => {
-                crate::tool_schema::check_tools(&tools).map_err(|reason| CallError::Load {
+                crate::tool_schema::check_tools(&tools).map_err(|refused| CallError::Load {
                     plugin: plugin.name().to_string(),
-                    reason,
+                    reason: refused.into(),
                 })?;
                 tools
             }

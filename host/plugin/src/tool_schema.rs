@@ -23,6 +23,7 @@ use std::collections::{HashMap, HashSet};
 use serde_json::Value;
 
 use crate::bindings::ToolInfo;
+use crate::load_error::DeclarationRefused;
 
 /// The largest schema text, in bytes.
 pub const MAX_SCHEMA_BYTES: usize = 64 << 10;
@@ -35,7 +36,7 @@ pub const MAX_SCHEMA_DEPTH: usize = 48;
 pub const MAX_PATTERN_BYTES: usize = 1 << 10;
 
 /// Why a schema was refused.
-#[derive(Debug, thiserror::Error, PartialEq, Eq)]
+#[derive(Clone, Debug, thiserror::Error, PartialEq, Eq)]
 pub enum SchemaRefused {
     /// The text is too large.
     #[error("it is {size} bytes, more than {MAX_SCHEMA_BYTES}")]
@@ -109,13 +110,11 @@ pub fn expanded(root: &Value) -> Result<Expanded, SchemaRefused> {
 }
 
 /// Measures every tool's schema; the error names the first tool refused and why.
-pub(crate) fn check_tools(tools: &[ToolInfo]) -> Result<(), String> {
+pub(crate) fn check_tools(tools: &[ToolInfo]) -> Result<(), DeclarationRefused> {
     tools.iter().try_for_each(|t| {
-        check(&t.parameters).map_err(|e| {
-            format!(
-                "the parameter schema of its tool `{}` is refused: {e}",
-                t.name
-            )
+        check(&t.parameters).map_err(|reason| DeclarationRefused::Schema {
+            tool: t.name.clone(),
+            reason,
         })
     })
 }

@@ -225,7 +225,11 @@ pub fn prepare(messages: &mut [Wire], blobs: Option<&Blobs>, target: &Target<'_>
                     {
                         match inline(mime, url, filename.as_deref(), blobs, target) {
                             Ok(data) => *url = data,
-                            Err(note) => *part = UserPart::Text { text: note },
+                            Err(note) => {
+                                *part = UserPart::Text {
+                                    text: note.to_string(),
+                                }
+                            }
                         }
                     }
                 }
@@ -246,7 +250,7 @@ pub fn prepare(messages: &mut [Wire], blobs: Option<&Blobs>, target: &Target<'_>
                         }
                         Err(note) => {
                             result.output.push_str("\n\n");
-                            result.output.push_str(&note);
+                            result.output.push_str(&note.to_string());
                         }
                     }
                 }
@@ -286,34 +290,67 @@ pub fn as_text(messages: &mut [Wire]) {
     }
 }
 
-/// The `data:` URL for a file, or the note that replaces it.
+/// Why a file is not sent to the model; the message is the note sent instead.
+#[derive(Debug, thiserror::Error)]
+enum Omitted {
+    /// The model takes no images.
+    #[error("[image omitted: model {model} does not accept images]")]
+    Image {
+        /// `provider/model`.
+        model: String,
+    },
+    /// The model takes no files.
+    #[error("[file omitted: model {model} does not accept {mime} files]")]
+    File {
+        /// `provider/model`.
+        model: String,
+        /// The file's type.
+        mime: String,
+    },
+    /// The file is stored, and there is no store to read it from.
+    #[error("[{name} omitted: no attachment store]")]
+    NoStore {
+        /// The file's name.
+        name: String,
+    },
+    /// The store could not give the file's bytes (e.g. they were collected).
+    #[error("[{name} omitted: {reason}]")]
+    Unavailable {
+        /// The file's name.
+        name: String,
+        /// Why.
+        reason: ward_store::BlobError,
+    },
+}
+
+/// The `data:` URL for a file, or why it is left out.
 fn inline(
     mime: &str,
     url: &str,
     filename: Option<&str>,
     blobs: Option<&Blobs>,
     target: &Target<'_>,
-) -> Result<String, String> {
+) -> Result<String, Omitted> {
     if !target.accepts {
+        let model = target.name.to_string();
         return Err(match mime.starts_with("image/") {
-            true => format!(
-                "[image omitted: model {} does not accept images]",
-                target.name
-            ),
-            false => format!(
-                "[file omitted: model {} does not accept {mime} files]",
-                target.name
-            ),
+            true => Omitted::Image { model },
+            false => Omitted::File {
+                model,
+                mime: mime.to_string(),
+            },
         });
     }
     if !is_blob(url) {
         return Ok(url.to_string());
     }
-    let name = filename.unwrap_or("attachment");
+    let name = filename.unwrap_or("attachment").to_string();
+    let Some(blobs) = blobs else {
+        return Err(Omitted::NoStore { name });
+    };
     let bytes = blobs
-        .ok_or_else(|| format!("[{name} omitted: no attachment store]"))?
         .get(url)
-        .map_err(|e| format!("[{name} omitted: {e}]"))?;
+        .map_err(|reason| Omitted::Unavailable { name, reason })?;
     Ok(format!("data:{mime};base64,{}", STANDARD.encode(bytes)))
 }
 
@@ -392,6 +429,26 @@ mod tests {
             UserPart::Text {
                 text: "[image omitted: model p/text-only does not accept images]".into()
             }
+        );
+        let pdf = inline("application/pdf", "data:,", None, None, &target);
+        assert!(
+            matches!(&pdf, Err(Omitted::File { mime, .. }) if mime == "application/pdf"),
+            "{pdf:?}"
+        );
+        let target = Target {
+            name: "p/vision",
+            accepts: true,
+        };
+        let stored = inline(
+            "image/png",
+            "ward-blob:sha256:00",
+            Some("a.png"),
+            None,
+            &target,
+        );
+        assert!(
+            matches!(&stored, Err(Omitted::NoStore { name }) if name == "a.png"),
+            "{stored:?}"
         );
     }
 }

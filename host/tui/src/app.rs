@@ -21,7 +21,7 @@ use futures_util::StreamExt;
 use tokio::sync::broadcast::error::{RecvError, TryRecvError};
 use tokio::sync::mpsc::{UnboundedSender, unbounded_channel};
 use tokio::task::JoinSet;
-use ward_engine::{Engine, Event, PromptRequest, Reply, Session};
+use ward_engine::{Engine, EngineError, Event, PromptRequest, Reply, Session};
 use ward_plugin::sandbox::needs_a_person;
 use ward_store::Store;
 
@@ -180,7 +180,7 @@ pub(crate) enum Done {
     Prompt(Option<String>),
     /// An undo or a redo: what it did, or what went wrong. Either way the session
     /// is shown again from the store, whose revert point it may have moved.
-    Revert(Result<String, String>),
+    Revert(Result<String, EngineError>),
 }
 
 /// What the loop works with besides the state.

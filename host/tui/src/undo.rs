@@ -6,7 +6,7 @@
 //! prompt and what followed, a redo shows them again — with a note saying what was
 //! done.
 
-use ward_engine::Engine;
+use ward_engine::{Engine, EngineError};
 
 use crate::app::{Ctx, Done, State};
 use crate::conversation::Conversation;
@@ -25,11 +25,10 @@ impl State {
         let (engine, id) = (ctx.engine.clone(), self.session.id.clone());
         self.running += 1;
         ctx.prompts.spawn(async move {
-            Done::Revert(match engine.undo(&id).await {
-                Ok(Some(undone)) => Ok(undone_note(&undone.prompt, &undone.files)),
-                Ok(None) => Ok("nothing to undo".to_string()),
-                Err(e) => Err(e.to_string()),
-            })
+            Done::Revert(engine.undo(&id).await.map(|undone| match undone {
+                Some(undone) => undone_note(&undone.prompt, &undone.files),
+                None => "nothing to undo".to_string(),
+            }))
         });
     }
 
@@ -41,11 +40,10 @@ impl State {
         let (engine, id) = (ctx.engine.clone(), self.session.id.clone());
         self.running += 1;
         ctx.prompts.spawn(async move {
-            Done::Revert(match engine.redo(&id).await {
-                Ok(Some(_)) => Ok("redone: the undone prompt and its changes are back".into()),
-                Ok(None) => Ok("nothing to redo".to_string()),
-                Err(e) => Err(e.to_string()),
-            })
+            Done::Revert(engine.redo(&id).await.map(|redone| match redone {
+                Some(_) => "redone: the undone prompt and its changes are back".to_string(),
+                None => "nothing to redo".to_string(),
+            }))
         });
     }
 
@@ -67,7 +65,7 @@ impl State {
 
     /// An undo or redo ended: the session is shown as the store now has it, then
     /// what was done.
-    pub(crate) fn reverted(&mut self, outcome: Result<String, String>, engine: &Engine) {
+    pub(crate) fn reverted(&mut self, outcome: Result<String, EngineError>, engine: &Engine) {
         match engine.session(&self.session.id) {
             Ok(session) => {
                 self.conv = Conversation::new(&session.id);

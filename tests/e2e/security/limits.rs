@@ -7,7 +7,7 @@ use std::sync::atomic::{AtomicUsize, Ordering::SeqCst};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
-use ward_plugin::{CallError, CallScope, PluginHost, ProgressSink};
+use ward_plugin::{CallError, CallScope, LoadError, PluginHost, ProgressSink};
 use ward_session::ToolBox;
 use ward_tests::Project;
 use ward_tests::harness::Harness;
@@ -86,7 +86,10 @@ async fn memories_declared_at_instantiation_count_too() {
         .await
         .expect_err("the component cannot even be instantiated");
     assert!(
-        matches!(&err, CallError::Load { reason, .. } if reason.contains("memory")),
+        matches!(
+            &err,
+            CallError::Load { reason: LoadError::Instantiate(trap), .. } if trap.contains("memory")
+        ),
         "{err}"
     );
     h.assert_noop_works().await;

@@ -28,6 +28,7 @@ use ward_config::Kind;
 use crate::bindings::hooks as wit;
 use crate::error::CallError;
 use crate::grants::HookGrant;
+use crate::load_error::LoadError;
 use crate::meta;
 use crate::runtime::{Plugin, PluginHost};
 
@@ -152,7 +153,7 @@ impl From<wit::Registration> for HookRegistration {
 pub(crate) struct Subscriber {
     plugin: Arc<Plugin>,
     grant: HookGrant,
-    failed: Option<CallError>,
+    failed: Option<LoadError>,
 }
 
 impl PluginHost {
@@ -163,6 +164,19 @@ impl PluginHost {
         &self,
         plugin: &'p Plugin,
     ) -> Result<&'p HookRegistration, CallError> {
+        self.registration(plugin)
+            .await
+            .map_err(|reason| CallError::Load {
+                plugin: plugin.name().to_string(),
+                reason,
+            })
+    }
+
+    /// [`PluginHost::hooks_of`], with the reason alone when it cannot be read.
+    async fn registration<'p>(
+        &self,
+        plugin: &'p Plugin,
+    ) -> Result<&'p HookRegistration, LoadError> {
         if !plugin.is(Kind::Hook) {
             return Ok(plugin.registration.get_or_init(HookRegistration::default));
         }
@@ -171,7 +185,7 @@ impl PluginHost {
         }
         let registration = match meta::hooks(self.cache.as_ref(), plugin) {
             Some(r) => r,
-            None => self.load(plugin).await?.registration.clone(),
+            None => self.loaded(plugin).await?.registration.clone(),
         };
         Ok(plugin.registration.get_or_init(|| registration))
     }
@@ -200,7 +214,7 @@ impl PluginHost {
             {
                 continue;
             }
-            let (wanted, failed) = match self.hooks_of(plugin).await {
+            let (wanted, failed) = match self.registration(plugin).await {
                 Ok(r) => (r.wants(point, tool), None),
                 Err(e) if point == HookPoint::ToolExecuteBefore => (true, Some(e)),
                 Err(e) => {

@@ -189,10 +189,7 @@ impl PluginHost {
             // same error as a failure of this call, and count it.
             let error = CallError::Load {
                 plugin: sub.plugin.name().to_string(),
-                reason: match e {
-                    CallError::Load { reason, .. } => reason.clone(),
-                    other => other.to_string(),
-                },
+                reason: e.clone(),
             };
             self.strike(&sub.plugin, &error);
             return Err(error);

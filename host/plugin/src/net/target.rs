@@ -14,6 +14,33 @@ use std::net::IpAddr;
 
 use url::{Host, Url};
 
+/// Why a URL names no place a grant or rule can be checked against.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub(crate) enum TargetError {
+    /// It has no host (`file:///…`, `data:…`, or a host of dots).
+    #[error("{url}: no host")]
+    NoHost {
+        /// The URL as given.
+        url: Url,
+    },
+    /// Its host, without the trailing dot, is not a valid host.
+    #[error("{url}: bad host `{host}`: {reason}")]
+    BadHost {
+        /// The URL as given.
+        url: Url,
+        /// The host as it would be matched.
+        host: String,
+        /// Why it is not valid.
+        reason: url::ParseError,
+    },
+    /// Its scheme has no default port and it gives none.
+    #[error("{url}: no port")]
+    NoPort {
+        /// The URL as given.
+        url: Url,
+    },
+}
+
 /// Where one request goes, normalised.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub(crate) struct Target {
@@ -30,7 +57,8 @@ pub(crate) struct Target {
 
 impl Target {
     /// Normalises `url`; `Err` says why it names no host to check.
-    pub(crate) fn of(url: &Url) -> Result<Target, String> {
+    pub(crate) fn of(url: &Url) -> Result<Target, TargetError> {
+        let no_host = || TargetError::NoHost { url: url.clone() };
         let mut norm = url.clone();
         // Neither is part of where the request goes; both only hide it from rules.
         let _ = norm.set_username("");
@@ -40,17 +68,22 @@ impl Target {
             Some(Host::Domain(name)) => {
                 let name = name.trim_end_matches('.').to_ascii_lowercase();
                 if name.is_empty() {
-                    return Err(format!("{url}: no host"));
+                    return Err(no_host());
                 }
                 (name, None)
             }
             Some(Host::Ipv4(v4)) => (v4.to_string(), Some(IpAddr::V4(v4))),
             Some(Host::Ipv6(v6)) => (v6.to_string(), Some(IpAddr::V6(v6))),
-            None => return Err(format!("{url}: no host")),
+            None => return Err(no_host()),
         };
         if ip.is_none() && norm.host_str() != Some(host.as_str()) {
-            norm.set_host(Some(&host))
-                .map_err(|e| format!("{url}: bad host `{host}`: {e}"))?;
+            if let Err(reason) = norm.set_host(Some(&host)) {
+                return Err(TargetError::BadHost {
+                    url: url.clone(),
+                    host,
+                    reason,
+                });
+            }
         }
         let path = unescape_unreserved(norm.path());
         norm.set_path(&path);
@@ -59,7 +92,7 @@ impl Target {
         }
         let port = norm
             .port_or_known_default()
-            .ok_or_else(|| format!("{url}: no port"))?;
+            .ok_or_else(|| TargetError::NoPort { url: url.clone() })?;
         Ok(Target {
             url: norm,
             host,
@@ -134,6 +167,18 @@ mod tests {
             target("https://bücher.example/").host,
             "xn--bcher-kva.example"
         );
+    }
+
+    #[test]
+    fn a_url_without_a_host_is_refused_as_such() {
+        for raw in ["file:///etc/passwd", "http://./x", "http://../"] {
+            let url = Url::parse(raw).expect("parses");
+            assert_eq!(
+                Target::of(&url),
+                Err(TargetError::NoHost { url: url.clone() }),
+                "{raw}"
+            );
+        }
     }
 
     #[test]

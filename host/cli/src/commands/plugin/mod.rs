@@ -180,7 +180,7 @@ async fn list() -> Result<ExitCode> {
             outln!(
                 "  ignored grant `{}`: {}",
                 inert_line(&i.grant),
-                inert_line(&i.reason)
+                inert_line(&i.reason.to_string())
             );
         }
         for r in refused.iter().filter(|r| r.plugin == p.name()) {
