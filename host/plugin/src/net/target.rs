@@ -76,14 +76,15 @@ impl Target {
             Some(Host::Ipv6(v6)) => (v6.to_string(), Some(IpAddr::V6(v6))),
             None => return Err(no_host()),
         };
-        if ip.is_none() && norm.host_str() != Some(host.as_str()) {
-            if let Err(reason) = norm.set_host(Some(&host)) {
-                return Err(TargetError::BadHost {
-                    url: url.clone(),
-                    host,
-                    reason,
-                });
-            }
+        if ip.is_none()
+            && norm.host_str() != Some(host.as_str())
+            && let Err(reason) = norm.set_host(Some(&host))
+        {
+            return Err(TargetError::BadHost {
+                url: url.clone(),
+                host,
+                reason,
+            });
         }
         let path = unescape_unreserved(norm.path());
         norm.set_path(&path);
