@@ -177,7 +177,7 @@ impl State {
 /// How a job run in the background (a prompt, a compaction, an undo) ended.
 pub(crate) enum Done {
     /// A prompt or a compaction: what went wrong, if anything.
-    Prompt(Option<String>),
+    Prompt(Option<EngineError>),
     /// An undo or a redo: what it did, or what went wrong. Either way the session
     /// is shown again from the store, whose revert point it may have moved.
     Revert(Result<String, EngineError>),
@@ -501,14 +501,7 @@ impl State {
         };
         let (engine, session) = (ctx.engine.clone(), self.session.clone());
         self.running += 1;
-        ctx.prompts.spawn(async move {
-            Done::Prompt(
-                engine
-                    .prompt(&session, request)
-                    .await
-                    .err()
-                    .map(|e| e.to_string()),
-            )
-        });
+        ctx.prompts
+            .spawn(async move { Done::Prompt(engine.prompt(&session, request).await.err()) });
     }
 }

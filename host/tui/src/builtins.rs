@@ -56,13 +56,7 @@ impl State {
                 let model = self.model_choice.clone();
                 self.running += 1;
                 ctx.prompts.spawn(async move {
-                    Done::Prompt(
-                        engine
-                            .compact(&session, model.as_deref())
-                            .await
-                            .err()
-                            .map(|e| e.to_string()),
-                    )
+                    Done::Prompt(engine.compact(&session, model.as_deref()).await.err())
                 });
             }
             Builtin::Export(file) => {
