@@ -16,6 +16,7 @@ pub mod error;
 pub mod guard;
 mod openapi;
 pub mod priority;
+pub mod recorder;
 pub mod routes;
 pub mod stream;
 pub mod token;
@@ -118,6 +119,8 @@ pub struct AppInner {
     pub root: String,
     /// The runtime the loops run on (the server answers on its own).
     pub loops: tokio::runtime::Handle,
+    /// Where prompts are checked and stored, in arrival order.
+    pub prompts: recorder::PromptRecorder,
 }
 
 impl Deref for App {
@@ -169,6 +172,7 @@ pub async fn serve(
         log: log.clone(),
         root: root.clone(),
         loops: tokio::runtime::Handle::current(),
+        prompts: recorder::PromptRecorder::start().map_err(ServerError::Serve)?,
     }));
     let router = openapi::router(app, guard);
     ready(&Ready {

@@ -143,16 +143,18 @@ pub async fn prompt_async(
 /// and a client that goes away drops only its wait.
 ///
 /// Checking and storing are blocking work (the store's writes, files a `file://` part
-/// names), done on a blocking thread: on the API's own runtime a burst of prompts would
-/// be stored one after another before the event stream's task ran again, so every
-/// prompt's first event waited for the last prompt of the burst.
+/// names), done on the prompt recorder's thread in arrival order: on the API's own
+/// runtime a burst of prompts would be stored one after another before the event
+/// stream's task ran again, so every prompt's first event waited for the last prompt
+/// of the burst.
 async fn start(
     app: &App,
     id: String,
     body: Prompt,
 ) -> Result<JoinHandle<Result<Turn, EngineError>>, ApiError> {
-    let app = app.clone();
-    tokio::task::spawn_blocking(move || record(&app, &id, body))
+    let job = app.clone();
+    app.prompts
+        .run(move || record(&job, &id, body))
         .await
         .map_err(|e| ApiError::internal(format!("storing the prompt failed: {e}")))?
 }
@@ -163,13 +165,26 @@ fn record(
     id: &str,
     body: Prompt,
 ) -> Result<JoinHandle<Result<Turn, EngineError>>, ApiError> {
+    let t0 = std::time::SystemTime::now();
     let request = request_of(body)?;
     let session = app.engine.session(id)?;
+    let t1 = std::time::SystemTime::now();
     let pending = app.engine.record(&session, request)?;
+    let t2 = std::time::SystemTime::now();
+    if std::env::var_os("WARD_TRACE_PROMPT").is_some() {
+        let f = |t: std::time::SystemTime| {
+            t.duration_since(std::time::UNIX_EPOCH)
+                .map(|d| d.as_secs_f64())
+                .unwrap_or(0.0)
+        };
+        eprintln!("TRACE {id} {:.6} {:.6} {:.6}", f(t0), f(t1), f(t2));
+    }
     let engine = app.engine.clone();
-    Ok(app
-        .loops
-        .spawn(async move { engine.run(&session, pending).await }))
+    let admitted = app.prompts.admitted();
+    Ok(app.loops.spawn(async move {
+        admitted.await;
+        engine.run(&session, pending).await
+    }))
 }
 
 /// What `body` asks, or a 400 naming what Ward does not take. The agent and model

@@ -187,12 +187,15 @@ impl Shared {
         if !self.deltas.is_empty() {
             commit(&mut conn, &self.deltas, |_| Ok(()))?;
         }
-        let tx = conn
-            .transaction()
-            .context(|| "begin a read transaction".into())?;
-        let value = f(&tx)?;
-        tx.commit().context(|| "end a read transaction".into())?;
-        Ok(value)
+        read_in(&mut conn, f)
+    }
+
+    /// Runs `f` in a read transaction without flushing the buffered deltas: for
+    /// queries of rows deltas never change (sessions, todos). Deltas only append to
+    /// parts' text, so such a read sees the same rows either way — and a prompt's
+    /// session lookup does not pay for committing every other loop's streamed text.
+    fn read_unstreamed<T>(&self, f: impl FnOnce(&Connection) -> Result<T>) -> Result<T> {
+        read_in(&mut self.lock(), f)
     }
 
     /// Writes the buffered deltas now.
@@ -209,6 +212,16 @@ impl Shared {
         // is usable again, so poisoning carries no information here.
         self.conn.lock().unwrap_or_else(PoisonError::into_inner)
     }
+}
+
+/// Runs `f` in a read transaction on `conn`.
+fn read_in<T>(conn: &mut Connection, f: impl FnOnce(&Connection) -> Result<T>) -> Result<T> {
+    let tx = conn
+        .transaction()
+        .context(|| "begin a read transaction".into())?;
+    let value = f(&tx)?;
+    tx.commit().context(|| "end a read transaction".into())?;
+    Ok(value)
 }
 
 /// Takes the buffered deltas and commits them with `f` in one immediate transaction;

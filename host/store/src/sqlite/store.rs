@@ -31,16 +31,16 @@ impl Store for SqliteStore {
     }
 
     fn get_session(&self, id: &str) -> Result<Session> {
-        self.shared.read(|conn| sessions::get(conn, id))
+        self.shared.read_unstreamed(|conn| sessions::get(conn, id))
     }
 
     fn list_sessions(&self) -> Result<Vec<Session>> {
-        self.shared.read(sessions::list_roots)
+        self.shared.read_unstreamed(sessions::list_roots)
     }
 
     fn list_children(&self, parent_id: &str) -> Result<Vec<Session>> {
         self.shared
-            .read(|conn| sessions::list_children(conn, parent_id))
+            .read_unstreamed(|conn| sessions::list_children(conn, parent_id))
     }
 
     fn update_session(&self, session: &Session) -> Result<Session> {
@@ -144,7 +144,8 @@ impl Store for SqliteStore {
     }
 
     fn todos(&self, session_id: &str) -> Result<Vec<Todo>> {
-        self.shared.read(|conn| todos::get(conn, session_id))
+        self.shared
+            .read_unstreamed(|conn| todos::get(conn, session_id))
     }
 
     fn set_todos(&self, session_id: &str, list: &[Todo]) -> Result<()> {
