@@ -11,7 +11,7 @@ time, ward's peak RSS, and the RSS each idle session costs (1000 more sessions).
     python3 scripts/bench-serve.py [path/to/ward] [--sessions 100] [--steps 10]
 Needs `cargo build --release -p ward -p ward-sandbox`.
 """
-import argparse, http.client, json, multiprocessing, os, re, socket, statistics, subprocess, sys, tempfile, threading, time
+import argparse, functools, http.client, json, multiprocessing, os, re, socket, statistics, subprocess, sys, tempfile, threading, time
 
 import benchlib
 
@@ -26,18 +26,17 @@ def chunk(delta, finish=None, usage=False):
     return "data: " + json.dumps(c) + "\n\n"
 
 
-def reply_for(steps):
-    def reply(body):
-        request = json.loads(body)
-        done = sum(1 for m in request.get("messages", []) if m.get("role") == "tool")
-        if done < steps:
-            call = {"index": 0, "id": f"call_{done}", "type": "function",
-                    "function": {"name": "read", "arguments": json.dumps({"filePath": "a.txt"})}}
-            out = chunk({"role": "assistant", "tool_calls": [call]}) + chunk({}, "tool_calls", True)
-        else:
-            out = chunk({"role": "assistant", "content": "All done."}) + chunk({}, "stop", True)
-        return (out + "data: [DONE]\n\n").encode()
-    return reply
+def reply(steps, body):
+    """The model's answer to `body`: a `read` call until `steps` results are in."""
+    request = json.loads(body)
+    done = sum(1 for m in request.get("messages", []) if m.get("role") == "tool")
+    if done < steps:
+        call = {"index": 0, "id": f"call_{done}", "type": "function",
+                "function": {"name": "read", "arguments": json.dumps({"filePath": "a.txt"})}}
+        out = chunk({"role": "assistant", "tool_calls": [call]}) + chunk({}, "tool_calls", True)
+    else:
+        out = chunk({"role": "assistant", "content": "All done."}) + chunk({}, "stop", True)
+    return (out + "data: [DONE]\n\n").encode()
 
 
 def request(port, method, path, body=None):
@@ -127,7 +126,7 @@ def main():
     parser.add_argument("--steps", type=int, default=10)
     args = parser.parse_args()
     ward = os.path.abspath(args.ward)
-    model = benchlib.serve(reply_for(args.steps))
+    model = benchlib.serve_apart(functools.partial(reply, args.steps))
     base = tempfile.mkdtemp(prefix="ward-serve-")
     root = benchlib.project(base, model)
     with open(os.path.join(root, "a.txt"), "w") as f:

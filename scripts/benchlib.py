@@ -1,6 +1,6 @@
 """What the whole-process `ward run` benchmarks share: a zero-latency local
 OpenAI-compatible SSE server, and a git project whose ward.toml points at it."""
-import http.server, json, os, socketserver, subprocess, threading
+import asyncio, http.server, json, multiprocessing, os, socketserver, subprocess, threading
 
 
 def serve(reply):
@@ -22,6 +22,44 @@ def serve(reply):
     server = socketserver.ThreadingTCPServer(("127.0.0.1", 0), Model)
     threading.Thread(target=server.serve_forever, daemon=True).start()
     return server.server_address[1]
+
+
+def serve_apart(reply):
+    """Like `serve`, for many concurrent requests: one asyncio thread in a process of
+    its own. `serve` starts a thread per request, and a hundred loops asking at once
+    made a hundred runnable Python threads that took the CPU from everything else on
+    the machine; a remote provider, which the server stands in for, takes none.
+    `reply` must be picklable (a module-level function or a `functools.partial`)."""
+    receive, send = multiprocessing.Pipe(duplex=False)
+    multiprocessing.Process(target=_serve_async, args=(reply, send), daemon=True).start()
+    return receive.recv()
+
+
+def _serve_async(reply, port_out):
+    async def handle(reader, writer):
+        try:
+            while True:
+                head = await reader.readuntil(b"\r\n\r\n")
+                length = 0
+                for line in head.split(b"\r\n")[1:]:
+                    name, _, value = line.partition(b":")
+                    if name.strip().lower() == b"content-length":
+                        length = int(value)
+                body = reply(await reader.readexactly(length))
+                writer.write(b"HTTP/1.1 200 OK\r\ncontent-type: text/event-stream\r\n"
+                             b"content-length: %d\r\n\r\n" % len(body) + body)
+                await writer.drain()
+        except (asyncio.IncompleteReadError, ConnectionError):
+            pass
+        finally:
+            writer.close()
+
+    async def main():
+        server = await asyncio.start_server(handle, "127.0.0.1", 0, backlog=1024)
+        port_out.send(server.sockets[0].getsockname()[1])
+        await server.serve_forever()
+
+    asyncio.run(main())
 
 
 def project(base, port, extra="", top=""):

@@ -14,6 +14,7 @@ use axum::extract::{Request, State};
 use axum::http::{HeaderValue, StatusCode, header};
 use axum::middleware::Next;
 use axum::response::{IntoResponse, Response};
+use axum::serve::ListenerExt;
 use rmcp::transport::streamable_http_server::session::local::LocalSessionManager;
 use rmcp::transport::streamable_http_server::{StreamableHttpServerConfig, StreamableHttpService};
 use ward_http_guard::{Guard, Refusal, bracketed, is_loopback};
@@ -71,6 +72,13 @@ pub async fn serve_http(
     )?;
     let listener = tokio::net::TcpListener::from_std(listener).map_err(McpServeError::Serve)?;
     let bound = listener.local_addr().map_err(McpServeError::Serve)?;
+    // A streamed answer's small writes must not wait for the client's delayed
+    // acknowledgement of the one before (Nagle's algorithm: up to 40 ms each).
+    let listener = listener.tap_io(|tcp| {
+        if let Err(error) = tcp.set_nodelay(true) {
+            tracing::debug!(%error, "TCP_NODELAY not set on a connection");
+        }
+    });
     let server = Server::start(options).await?;
     let guard = Arc::new(Guard::new(
         &http.hostname,
