@@ -212,20 +212,24 @@ fn a_hostile_symlink_never_makes_restore_write_outside_the_project() {
     );
 }
 
+/// In a child the parent started as `role`: the project and its store, from
+/// `WARD_SNAPSHOT_<role>_PROJECT` and `_DATA` (none when run as a test of its own).
+fn child_store(role: &str) -> Option<(std::path::PathBuf, Snapshots)> {
+    let project =
+        std::path::PathBuf::from(std::env::var_os(format!("WARD_SNAPSHOT_{role}_PROJECT"))?);
+    let data = std::env::var_os(format!("WARD_SNAPSHOT_{role}_DATA")).unwrap();
+    let snapshots = store(Path::new(&data), &project);
+    Some((project, snapshots))
+}
+
 /// A child that snapshots a changing tree forever, to be killed with SIGKILL.
 #[test]
 fn crash_child() {
-    let Some(project) = std::env::var_os("WARD_SNAPSHOT_CRASH_PROJECT") else {
+    let Some((project, snapshots)) = child_store("CRASH") else {
         return;
     };
-    let data = std::env::var_os("WARD_SNAPSHOT_CRASH_DATA").unwrap();
-    let snapshots = store(Path::new(&data), Path::new(&project));
     for i in 0.. {
-        std::fs::write(
-            Path::new(&project).join(format!("f{}.txt", i % 300)),
-            format!("{i}"),
-        )
-        .unwrap();
+        std::fs::write(project.join(format!("f{}.txt", i % 300)), format!("{i}")).unwrap();
         let _ = snapshots.track();
     }
 }
@@ -287,11 +291,9 @@ fn real_git() -> std::path::PathBuf {
 /// to be killed with SIGKILL while its `update-index` is still waiting.
 #[test]
 fn orphan_child() {
-    let Some(project) = std::env::var_os("WARD_SNAPSHOT_ORPHAN_PROJECT") else {
-        return;
-    };
-    let data = std::env::var_os("WARD_SNAPSHOT_ORPHAN_DATA").unwrap();
-    let _ = store(Path::new(&data), Path::new(&project)).track();
+    if let Some((_, snapshots)) = child_store("ORPHAN") {
+        let _ = snapshots.track();
+    }
 }
 
 /// A Ward killed while its git child has not yet touched the index leaves that
