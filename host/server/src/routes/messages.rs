@@ -165,20 +165,9 @@ fn record(
     id: &str,
     body: Prompt,
 ) -> Result<JoinHandle<Result<Turn, EngineError>>, ApiError> {
-    let t0 = std::time::SystemTime::now();
     let request = request_of(body)?;
     let session = app.engine.session(id)?;
-    let t1 = std::time::SystemTime::now();
     let pending = app.engine.record(&session, request)?;
-    let t2 = std::time::SystemTime::now();
-    if std::env::var_os("WARD_TRACE_PROMPT").is_some() {
-        let f = |t: std::time::SystemTime| {
-            t.duration_since(std::time::UNIX_EPOCH)
-                .map(|d| d.as_secs_f64())
-                .unwrap_or(0.0)
-        };
-        eprintln!("TRACE {id} {:.6} {:.6} {:.6}", f(t0), f(t1), f(t2));
-    }
     let engine = app.engine.clone();
     let admitted = app.prompts.admitted();
     Ok(app.loops.spawn(async move {
