@@ -2,7 +2,8 @@
 //! `cargo bench -p ward-snapshot`. Prints the median and the best of each.
 //!
 //! - `track, 3 files changed`: one [`Snapshots::track`] after a step changed 3
-//!   files (a step that runs tools takes two: before and after).
+//!   files (a step that runs tools takes two: before and after), once the
+//!   file-system watcher follows the project (the bench waits for it).
 //! - `step: track + changed + track`: the whole per-step cost as the loop pays it.
 //! - `restore 100 files`: a revert of 100 changed files.
 
@@ -59,6 +60,17 @@ fn main() {
         "first snapshot of {FILES} files: {:.1} ms",
         started.elapsed().as_secs_f64() * 1000.0
     );
+    let started = Instant::now();
+    while !snapshots.watching() && started.elapsed() < Duration::from_secs(30) {
+        std::thread::sleep(Duration::from_millis(5));
+    }
+    println!(
+        "watcher ready after {:.1} ms: {}",
+        started.elapsed().as_secs_f64() * 1000.0,
+        snapshots.watching()
+    );
+    snapshots.track().unwrap();
+    let mut full_scans = 0;
 
     let mut track = Vec::new();
     let mut step = Vec::new();
@@ -67,7 +79,7 @@ fn main() {
             std::fs::write(file(&root, round * 3 + k), format!("changed {round}\n")).unwrap();
         }
         let t = Instant::now();
-        snapshots.track().unwrap();
+        full_scans += usize::from(snapshots.track().unwrap().full_scan);
         track.push(t.elapsed());
 
         let t = Instant::now();
@@ -82,6 +94,7 @@ fn main() {
     }
     report("track, 3 files changed", track);
     report("step: track + changed + track", step);
+    println!("full scans among the {ROUNDS} `track` rounds: {full_scans}");
 
     let mut restore = Vec::new();
     for round in 0..ROUNDS.min(10) {

@@ -63,6 +63,13 @@ impl Git {
             // Paths we pass are file names, never patterns.
             .arg("--literal-pathspecs")
             .args(["-c", "core.quotePath=false"])
+            // The index of a large project is most of what a snapshot writes: a
+            // split index rewrites only the entries changed since its shared part.
+            // Given here rather than in the store's config so that stores made by
+            // an earlier Ward get it too. (Not with `index.skipHash`: tried with git
+            // 2.47, the split index then lost its entries — `write-tree` gave the
+            // empty tree.)
+            .args(["-c", "core.splitIndex=true"])
             .args(args)
             .current_dir(&self.work_tree)
             .stdin(Stdio::null());

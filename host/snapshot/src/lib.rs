@@ -36,6 +36,7 @@ mod error;
 mod git;
 mod last_tree;
 mod restore;
+mod watch;
 
 use std::collections::BTreeSet;
 use std::fs::File;
@@ -46,6 +47,7 @@ use sha2::{Digest, Sha256};
 pub use error::SnapshotError;
 use git::{Git, Held, nul_fields};
 use last_tree::LastTree;
+use watch::{Scope, Watch};
 
 /// The default limit on a file's size: larger files are left out of snapshots.
 pub const DEFAULT_MAX_FILE_SIZE: u64 = 2 * 1024 * 1024;
@@ -59,6 +61,8 @@ pub struct Snapshots {
     excluded: Vec<String>,
     /// The tree last written from the store's index.
     last_tree: LastTree,
+    /// What changed in the project since the last snapshot.
+    watch: Watch,
 }
 
 /// A snapshot just taken.
@@ -68,6 +72,9 @@ pub struct Tracked {
     pub hash: String,
     /// Files left out this time because of their size.
     pub skipped: Vec<Skipped>,
+    /// Whether every file of the project was looked at (rather than only those the
+    /// file-system watcher said changed).
+    pub full_scan: bool,
 }
 
 /// A file left out of a snapshot.
@@ -101,7 +108,7 @@ impl Snapshots {
         let data = data_dir
             .canonicalize()
             .unwrap_or_else(|_| data_dir.to_path_buf());
-        let excluded = data
+        let excluded: Vec<String> = data
             .strip_prefix(&project)
             .ok()
             .filter(|p| !p.as_os_str().is_empty())
@@ -111,6 +118,7 @@ impl Snapshots {
         let git_dir = data_dir.join("snapshot").join(id);
         Snapshots {
             last_tree: LastTree::new(&git_dir),
+            watch: Watch::new(&project, &excluded),
             git: Git {
                 git_dir,
                 work_tree: project,
@@ -132,19 +140,54 @@ impl Snapshots {
 
     /// Records the project's files now; returns the tree's hash and what was left
     /// out for its size.
+    ///
+    /// The first snapshot, and any the file-system watcher cannot answer for (see
+    /// the `watch` module), scans every file; once the watcher follows the project,
+    /// a snapshot looks only at the paths changed since the last one.
     pub fn track(&self) -> Result<Tracked, SnapshotError> {
         let store = self.lock()?;
-        let listed = store.run(
-            &[
-                "ls-files",
-                "-z",
-                "--others",
-                "--modified",
-                "--deleted",
-                "--exclude-standard",
-            ],
-            None,
-        )?;
+        let scope = self.watch.begin();
+        let tracked = self.track_in(&store, &scope)?;
+        self.watch.done(&scope);
+        Ok(tracked)
+    }
+
+    /// Whether the file-system watcher follows the project, so that snapshots look
+    /// only at what changed (it starts with the first snapshot).
+    pub fn watching(&self) -> bool {
+        self.watch.is_ready()
+    }
+
+    fn track_in(&self, store: &Held<'_>, scope: &Scope) -> Result<Tracked, SnapshotError> {
+        let full_scan = matches!(scope, Scope::Everything { .. });
+        let listed = match scope {
+            Scope::Everything { .. } => store.run(
+                &[
+                    "ls-files",
+                    "-z",
+                    "--others",
+                    "--modified",
+                    "--deleted",
+                    "--exclude-standard",
+                ],
+                None,
+            )?,
+            Scope::Paths(paths) if paths.is_empty() => Vec::new(),
+            // What git has under the changed paths (a deleted file among them) and
+            // what it would take there: everything to look at again.
+            Scope::Paths(paths) => {
+                let mut args = vec![
+                    "ls-files",
+                    "-z",
+                    "--cached",
+                    "--others",
+                    "--exclude-standard",
+                    "--",
+                ];
+                args.extend(paths.iter().map(String::as_str));
+                store.run(&args, None)?
+            }
+        };
         let candidates: BTreeSet<String> = nul_fields(&listed).collect();
         let mut update = Vec::new();
         let mut gone = Vec::new();
@@ -202,7 +245,11 @@ impl Snapshots {
         // tree is the snapshot, and a `write-tree` process is saved.
         let unchanged = gone.is_empty() && update.is_empty();
         if unchanged && let Some(hash) = self.last_tree.read() {
-            return Ok(Tracked { hash, skipped });
+            return Ok(Tracked {
+                hash,
+                skipped,
+                full_scan,
+            });
         }
         let out = store.run(&["write-tree"], None)?;
         let hash = String::from_utf8_lossy(&out).trim().to_string();
@@ -213,7 +260,11 @@ impl Snapshots {
             });
         }
         self.last_tree.write(&hash);
-        Ok(Tracked { hash, skipped })
+        Ok(Tracked {
+            hash,
+            skipped,
+            full_scan,
+        })
     }
 
     /// The files that differ between trees `from` and `to`.

@@ -1,6 +1,8 @@
 //! The snapshot store against real files and the real `git`: exact restores, the
 //! size limit, hostile symlinks (written before the defence), and a store that
-//! survives processes killed in the middle of a snapshot.
+//! survives processes killed in the middle of a snapshot; and (`watched`) snapshots
+//! that look only at what the file-system watcher saw change, checked against a
+//! full scan of the same files.
 
 #![allow(
     clippy::unwrap_used,
@@ -14,6 +16,8 @@ use std::process::Command;
 use std::time::Duration;
 
 use ward_snapshot::{SnapshotError, Snapshots};
+
+mod watched;
 
 fn mode(path: &Path) -> u32 {
     std::fs::symlink_metadata(path)
