@@ -331,7 +331,7 @@ impl Engine {
             ws.primary_agent(wanted_agent(request.agent.as_deref(), command, &ws.agents))?;
         let choice = model_choice(request.model.as_deref(), command, agent);
         let variant = request.variant.as_deref().or(agent.variant.as_deref());
-        let model = crate::model::resolve_variant(&ws.config, choice, variant)?;
+        let model = ws.models.resolve_variant(&ws.config, choice, variant)?;
         let files = crate::attachments::load(&ws.config.project_root, &request)?;
         let to = ward_session::Addressee {
             agent: agent.name.clone(),
@@ -474,7 +474,10 @@ impl Start {
         };
         let choice = model_choice(request.model.as_deref(), command, agent);
         let variant = request.variant.as_deref().or(agent.variant.as_deref());
-        let model = match crate::model::resolve_variant(&settings.config, choice, variant) {
+        let model = match settings
+            .models
+            .resolve_variant(&settings.config, choice, variant)
+        {
             Ok(model) => model,
             Err(e @ ModelError::Registry(ward_provider::RegistryError::UnknownVariant { .. })) => {
                 return Err(e.into());
@@ -577,7 +580,10 @@ impl Shared {
             .and_then(|models| models.get(session).cloned());
         match known {
             Some(model) => Ok(model),
-            None => Ok(crate::model::resolve(&self.ws.config, None)?),
+            None => Ok(self
+                .ws
+                .models
+                .resolve_variant(&self.ws.config, None, None)?),
         }
     }
 }
@@ -623,7 +629,7 @@ fn retry_policy(max_retries: Option<u32>, config: &ward_config::RetryConfig) -> 
 fn titles(ws: &Workspace, warnings: &mut Vec<String>) -> Option<Titles> {
     let small = ws.config.config.small_model.as_deref()?;
     let prompt = ws.agents.get("title")?.prompt.clone()?;
-    match crate::model::resolve(&ws.config, Some(small)) {
+    match ws.models.resolve_variant(&ws.config, Some(small), None) {
         Ok(model) => Some(Titles { model, prompt }),
         Err(e) => {
             warnings.push(format!(
@@ -641,7 +647,8 @@ fn compaction_agent(ws: &Workspace, warnings: &mut Vec<String>) -> CompactionAge
         return CompactionAgent::default();
     };
     let model = agent.model.as_deref().and_then(|reference| {
-        crate::model::resolve(&ws.config, Some(reference))
+        ws.models
+            .resolve_variant(&ws.config, Some(reference), None)
             .map_err(|e| {
                 warnings.push(format!(
                     "agent `compaction`: model `{reference}`: {e}; the session's model \

@@ -2,6 +2,7 @@
 //! model registry (bundled catalogue plus `[provider.…]` in config) supplies the wire
 //! protocol, endpoint, key variable, limits and prices.
 
+use std::sync::OnceLock;
 use std::time::Duration;
 
 use ward_config::LoadedConfig;
@@ -29,10 +30,48 @@ pub fn resolve_variant(
     variant: Option<&str>,
 ) -> Result<ModelSetup, ModelError> {
     let registry = ModelRegistry::from_config(&loaded.config, &loaded.origins)?;
+    resolve_in(&registry, loaded, choice, variant)
+}
+
+/// The model registry of one loaded configuration, built when a model is first
+/// resolved and kept. Building it (the bundled catalogue merged with `[provider]`)
+/// was a third of what `ward serve` spent storing a prompt, every prompt.
+#[derive(Debug, Default)]
+pub struct Models {
+    registry: OnceLock<ModelRegistry>,
+}
+
+impl Models {
+    /// [`resolve_variant`] with this registry; `loaded` must be the configuration
+    /// it belongs to (the one beside it in the workspace).
+    pub fn resolve_variant(
+        &self,
+        loaded: &LoadedConfig,
+        choice: Option<&str>,
+        variant: Option<&str>,
+    ) -> Result<ModelSetup, ModelError> {
+        let registry = match self.registry.get() {
+            Some(registry) => registry,
+            None => {
+                let built = ModelRegistry::from_config(&loaded.config, &loaded.origins)?;
+                self.registry.get_or_init(|| built)
+            }
+        };
+        resolve_in(registry, loaded, choice, variant)
+    }
+}
+
+/// Resolves `choice` (or the config's `model`) with its `variant` in `registry`.
+fn resolve_in(
+    registry: &ModelRegistry,
+    loaded: &LoadedConfig,
+    choice: Option<&str>,
+    variant: Option<&str>,
+) -> Result<ModelSetup, ModelError> {
     let reference = choice
         .or(loaded.config.model.as_deref())
         .ok_or(ModelError::NotChosen)?;
-    setup(&registry, reference, variant, &|name| {
+    setup(registry, reference, variant, &|name| {
         std::env::var(name).ok()
     })
 }

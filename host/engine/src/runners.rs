@@ -93,7 +93,7 @@ impl Shared {
             .clone();
         let choice = model_choice(request.model.as_deref(), command.as_ref(), &agent);
         let variant = request.variant.as_deref().or(agent.variant.as_deref());
-        let model = crate::model::resolve_variant(&ws.config, choice, variant)?;
+        let model = ws.models.resolve_variant(&ws.config, choice, variant)?;
         self.remember_model(&session.id, &model);
         // The session as stored now: its rules may have changed since it was read.
         let stored = self

@@ -87,7 +87,10 @@ impl Subagents for EngineSubagents {
             // The agent's own model, else the one the calling session's prompts use.
             let model =
                 match &agent.model {
-                    Some(reference) => crate::model::resolve(&shared.ws.config, Some(reference))
+                    Some(reference) => shared
+                        .ws
+                        .models
+                        .resolve_variant(&shared.ws.config, Some(reference), None)
                         .map_err(|e| SubagentError::Model {
                             agent: agent.name.clone(),
                             reason: e.to_string(),

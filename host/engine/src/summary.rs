@@ -263,6 +263,9 @@ async fn describe_turn(
 pub(crate) fn summary_agent(ws: &crate::workspace::Workspace) -> Option<Titles> {
     let small = ws.config.config.small_model.as_deref()?;
     let prompt = ws.agents.get("summary")?.prompt.clone()?;
-    let model = crate::model::resolve(&ws.config, Some(small)).ok()?;
+    let model = ws
+        .models
+        .resolve_variant(&ws.config, Some(small), None)
+        .ok()?;
     Some(Titles { model, prompt })
 }

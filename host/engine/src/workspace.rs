@@ -24,6 +24,7 @@ use ward_skill::{SkillRegistry, SkillRoots, summaries};
 use ward_store::Bus;
 
 use crate::error::{AgentError, EngineError};
+use crate::model::Models;
 use crate::options::EngineOptions;
 use crate::plugins::{Declared, grants, search_path};
 
@@ -31,6 +32,8 @@ use crate::plugins::{Declared, grants, search_path};
 pub struct Workspace {
     /// The loaded configuration.
     pub config: LoadedConfig,
+    /// `config`'s model registry, built once.
+    pub models: Models,
     /// Problems found while discovering plugins.
     pub discovery_errors: Vec<String>,
     /// The plugin host.
@@ -179,6 +182,7 @@ impl Workspace {
     pub async fn load(settings: Settings, events: Option<EventSink>) -> Result<Self, EngineError> {
         let Settings {
             config,
+            models,
             rules,
             data_dir,
             global,
@@ -266,6 +270,7 @@ impl Workspace {
         );
         Ok(Workspace {
             config,
+            models,
             skills: Arc::new(skills),
             agents,
             commands,
@@ -287,6 +292,8 @@ impl Workspace {
 pub struct Settings {
     /// The loaded configuration.
     pub config: LoadedConfig,
+    /// `config`'s model registry, built once.
+    pub models: Models,
     /// Permission layers: defaults, then config.
     pub rules: Arc<Vec<Ruleset>>,
     /// Where sessions, caches and saved outputs live.
@@ -322,6 +329,7 @@ impl Settings {
         warnings.splice(0..0, config.warnings.iter().cloned());
         Ok(Settings {
             config,
+            models: Models::default(),
             rules,
             data_dir,
             global,

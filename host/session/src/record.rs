@@ -36,7 +36,6 @@ impl RecordedPrompt {
     ) -> Result<Self, StoreError> {
         let mut user = UserMessage::new(session_id, to.agent, to.model);
         user.system = to.system;
-        store.put_message(&MessageInfo::User(user.clone()))?;
         let typed = Part::new(
             session_id,
             &user.id,
@@ -45,7 +44,10 @@ impl RecordedPrompt {
                 ..TextPart::default()
             }),
         );
-        store.put_part(&typed)?;
+        store.put_message_with_parts(
+            &MessageInfo::User(user.clone()),
+            std::slice::from_ref(&typed),
+        )?;
         Ok(Self { user, typed })
     }
 

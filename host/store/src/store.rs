@@ -69,6 +69,15 @@ pub trait Store: ApprovalStore + Send + Sync {
     /// Removes a message and its parts; publishes `message.removed`.
     fn remove_message(&self, session_id: &str, message_id: &str) -> Result<()>;
 
+    /// [`Store::put_message`] and then [`Store::put_part`] for each of `parts`, in one
+    /// transaction where the store has them: a prompt's message and its text are
+    /// stored together, and a burst of prompts pays one commit each rather than two.
+    /// Events are published in the same order, after the writes.
+    fn put_message_with_parts(&self, info: &MessageInfo, parts: &[Part]) -> Result<()> {
+        self.put_message(info)?;
+        parts.iter().try_for_each(|part| self.put_part(part))
+    }
+
     /// Creates or replaces a part; publishes `message.part.updated`. Deltas buffered for
     /// the part are made durable first, in the same transaction, so they can neither be
     /// lost nor applied on top of the part's new content.

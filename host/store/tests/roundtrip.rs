@@ -371,3 +371,52 @@ fn a_part_for_a_missing_message_is_refused_with_its_ids() {
         "{message}"
     );
 }
+
+#[test]
+fn a_message_stored_with_its_parts_comes_back_whole_with_events_in_order() {
+    let dir = TempDir::new("together");
+    let store = SqliteStore::open(dir.db()).expect("opens");
+    let session = Session::new("/project", "build");
+    store.create_session(&session).expect("creates");
+    let user = UserMessage::new(&session.id, "build", model());
+    let parts = [
+        text(&session, &user.id, "first"),
+        text(&session, &user.id, "second"),
+    ];
+    let mut events = store.bus().subscribe();
+    store
+        .put_message_with_parts(&user.clone().into(), &parts)
+        .expect("puts");
+    let order: Vec<String> = std::iter::from_fn(|| events.try_recv().ok())
+        .map(|event| match event {
+            Event::MessageUpdated { info } => format!("message {}", info.id()),
+            Event::PartUpdated { part } => format!("part {}", part.id),
+            other => format!("{other:?}"),
+        })
+        .collect();
+    assert_eq!(
+        order,
+        [
+            format!("message {}", user.id),
+            format!("part {}", parts[0].id),
+            format!("part {}", parts[1].id)
+        ]
+    );
+    let stored = store.get_message(&user.id).expect("reads");
+    assert_eq!(stored.parts, parts.to_vec());
+
+    // A part that cannot be stored (its message belongs to another session) takes
+    // the message with it: nothing is half-written.
+    let other = UserMessage::new(&session.id, "build", model());
+    let stray = Part::new(
+        "no-such-session",
+        &other.id,
+        PartKind::Text(TextPart::default()),
+    );
+    assert!(
+        store
+            .put_message_with_parts(&other.clone().into(), &[stray])
+            .is_err()
+    );
+    assert!(store.get_message(&other.id).is_err());
+}

@@ -94,6 +94,20 @@ impl Store for SqliteStore {
         Ok(())
     }
 
+    fn put_message_with_parts(&self, info: &MessageInfo, parts: &[Part]) -> Result<()> {
+        self.shared.write(|conn| {
+            messages::put_message(conn, info)?;
+            parts
+                .iter()
+                .try_for_each(|part| messages::put_part(conn, part))
+        })?;
+        self.publish(Event::MessageUpdated { info: info.clone() });
+        for part in parts {
+            self.publish(Event::PartUpdated { part: part.clone() });
+        }
+        Ok(())
+    }
+
     fn put_part(&self, part: &Part) -> Result<()> {
         self.shared.write(|conn| messages::put_part(conn, part))?;
         self.publish(Event::PartUpdated { part: part.clone() });
