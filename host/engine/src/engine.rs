@@ -353,6 +353,7 @@ impl Engine {
     /// Runs a prompt [`Engine::open_with_prompt`] or [`Engine::record`] stored (or
     /// stores it now).
     pub async fn run(&self, session: &Session, prompt: PendingPrompt) -> Result<Turn, EngineError> {
+        self.shared.snapshots.watch_ahead();
         let runner = self.shared.runner_for(session, &prompt.request).await?;
         let commands = &self.shared.commands;
         let recorded = match prompt.recorded {

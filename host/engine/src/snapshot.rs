@@ -41,6 +41,14 @@ impl ProjectSnapshots {
         self.off.load(Ordering::Relaxed)
     }
 
+    /// Gets the store ready to follow the project's changes ([`Snapshots::watch_ahead`])
+    /// unless snapshots are off: called as a turn starts.
+    pub(crate) fn watch_ahead(&self) {
+        if !self.is_off() {
+            self.store.watch_ahead();
+        }
+    }
+
     /// A snapshot now, for a revert: errors are the caller's to report.
     pub(crate) fn track_now(&self) -> Result<String, SnapshotError> {
         let hash = self.store.track().map(|t| t.hash)?;

@@ -152,6 +152,15 @@ impl Snapshots {
         Ok(tracked)
     }
 
+    /// Starts the file-system watcher now rather than with the first snapshot, so
+    /// that the first snapshot can already be the one later snapshots build on (a
+    /// turn calls it as it starts: the model's first reply takes longer than the
+    /// watches take to set). Costs a walk of the project's directories on a thread of
+    /// its own.
+    pub fn watch_ahead(&self) {
+        self.watch.start_early();
+    }
+
     /// Whether the file-system watcher follows the project, so that snapshots look
     /// only at what changed (it starts with the first snapshot).
     pub fn watching(&self) -> bool {
@@ -174,7 +183,8 @@ impl Snapshots {
             )?,
             Scope::Paths(paths) if paths.is_empty() => Vec::new(),
             // What git has under the changed paths (a deleted file among them) and
-            // what it would take there: everything to look at again.
+            // what it would take there: everything to look at again. (A path now
+            // under a symlink is listed from the index, and found gone below.)
             Scope::Paths(paths) => {
                 let mut args = vec![
                     "ls-files",
@@ -356,7 +366,7 @@ impl Snapshots {
 
 /// Whether a directory on `rel`'s way under `root` is not a real directory (a
 /// symlink, a file, or missing).
-fn under_symlink(root: &Path, rel: &str) -> bool {
+pub(crate) fn under_symlink(root: &Path, rel: &str) -> bool {
     let Some(parent) = Path::new(rel).parent() else {
         return false;
     };

@@ -114,6 +114,15 @@ impl Watch {
             .is_ok_and(|state| matches!(state.phase, Phase::Ready(_)))
     }
 
+    /// Starts setting the watches up, unless they are (or are being) already.
+    pub(crate) fn start_early(&self) {
+        if let Ok(mut state) = self.shared.lock()
+            && matches!(state.phase, Phase::Idle)
+        {
+            self.start(&mut state);
+        }
+    }
+
     /// Called as a snapshot begins, holding the store's lock: reads what happened
     /// and says what the snapshot must look at. Starts the watcher the first time.
     pub(crate) fn begin(&self) -> Scope {
@@ -138,6 +147,9 @@ impl Watch {
         }
         let ready = matches!(state.phase, Phase::Ready(_));
         if ready && state.baseline && state.changed.len() <= MAX_PATHS {
+            // Until this snapshot is written ([`Watch::done`]), nothing answers for
+            // the next: a failed one must not lose the paths taken here.
+            state.baseline = false;
             return Scope::Paths(std::mem::take(&mut state.changed));
         }
         // This scan covers whatever was recorded; until it succeeds nothing answers
@@ -263,7 +275,12 @@ impl Watching {
     /// Below the new directory no `.gitignore` is consulted: watching more than git
     /// takes costs events, watching less would lose changes.
     fn add_tree(&mut self, root: &Path, rel: &str, excluded: &[String]) -> Result<(), Reset> {
-        if is_excluded(rel, excluded) || gitignored_dir(root, rel) {
+        // A directory reached through a symlink is not the project's (the link was
+        // made after the event was queued): it is never watched.
+        if is_excluded(rel, excluded)
+            || crate::under_symlink(root, rel)
+            || gitignored_dir(root, rel)
+        {
             return Ok(());
         }
         self.add(&root.join(rel), rel)?;

@@ -63,6 +63,7 @@ fn a_watched_snapshot_sees_every_kind_of_change_a_full_scan_sees() {
     let data = tempfile::tempdir().unwrap();
     let project = project_with_ignores();
     let p = project.path();
+    let outside = tempfile::tempdir().unwrap();
     let snapshots = Snapshots::new(data.path(), p, 1024);
     assert!(snapshots.track().unwrap().full_scan);
     settle(&snapshots);
@@ -141,6 +142,18 @@ fn a_watched_snapshot_sees_every_kind_of_change_a_full_scan_sees() {
                     .unwrap();
                 assert!(status.success());
             }),
+        ),
+        (
+            "a directory made a symlink after a file in it changed",
+            Box::new(|| {
+                write(&p.join("src/m3/f7.rs"), "changed, then gone\n");
+                std::fs::remove_dir_all(p.join("src/m3")).unwrap();
+                std::os::unix::fs::symlink(outside.path(), p.join("src/m3")).unwrap();
+            }),
+        ),
+        (
+            "a write through that symlink",
+            Box::new(|| write(&outside.path().join("f7.rs"), "outside\n")),
         ),
         (
             "a file over the size limit",
