@@ -55,6 +55,16 @@ fn main() {
     write_project(&root);
     let snapshots = Snapshots::new(&data, &root, DEFAULT_MAX_FILE_SIZE);
     let started = Instant::now();
+    snapshots.watch_ahead();
+    while !snapshots.watching() && started.elapsed() < Duration::from_secs(30) {
+        std::thread::sleep(Duration::from_micros(200));
+    }
+    println!(
+        "watches set on the project's directories in {:.1} ms: {}",
+        started.elapsed().as_secs_f64() * 1000.0,
+        snapshots.watching()
+    );
+    let started = Instant::now();
     snapshots.track().unwrap();
     println!(
         "first snapshot of {FILES} files: {:.1} ms",
