@@ -226,18 +226,29 @@ impl Watching {
             .follow_links(false)
             .filter_entry(move |entry| !is_git_dir(entry.file_name()))
             .build();
+        watching.add_walked(root, walk, excluded).ok()?;
+        Some(watching)
+    }
+
+    /// Watches every directory `walk` yields below its start, but Ward's own;
+    /// `Err` when the kernel refuses, or a name is not UTF-8 (it could not be named
+    /// to git: the watcher gives up rather than miss what happens there).
+    fn add_walked(
+        &mut self,
+        root: &Path,
+        walk: ignore::Walk,
+        excluded: &[String],
+    ) -> Result<(), Reset> {
         for entry in walk.flatten() {
             if entry.depth() == 0 || !entry.file_type().is_some_and(|t| t.is_dir()) {
                 continue;
             }
-            // A directory whose name is not UTF-8 could not be named to git: the
-            // watcher gives up rather than miss what happens in it.
-            let rel = relative(root, entry.path())?;
+            let rel = relative(root, entry.path()).ok_or(Reset)?;
             if !is_excluded(&rel, excluded) {
-                watching.add(entry.path(), &rel).ok()?;
+                self.add(entry.path(), &rel)?;
             }
         }
-        Some(watching)
+        Ok(())
     }
 
     /// Watches directory `path` (`rel` under the root); `Err` when the kernel
@@ -289,16 +300,7 @@ impl Watching {
             .follow_links(false)
             .filter_entry(move |entry| !is_git_dir(entry.file_name()))
             .build();
-        for entry in walk.flatten() {
-            if entry.depth() == 0 || !entry.file_type().is_some_and(|t| t.is_dir()) {
-                continue;
-            }
-            let sub = relative(root, entry.path()).ok_or(Reset)?;
-            if !is_excluded(&sub, excluded) {
-                self.add(entry.path(), &sub)?;
-            }
-        }
-        Ok(())
+        self.add_walked(root, walk, excluded)
     }
 
     /// Reads every queued event into `changed`; `Err` when one cannot be followed.
