@@ -55,18 +55,24 @@ fn project_with_ignores() -> tempfile::TempDir {
     project
 }
 
+/// A project with ignores, its store, and the watcher following it (baseline taken).
+fn watched_project() -> (tempfile::TempDir, tempfile::TempDir, Snapshots) {
+    let data = tempfile::tempdir().unwrap();
+    let project = project_with_ignores();
+    let snapshots = Snapshots::new(data.path(), project.path(), 1024);
+    assert!(snapshots.track().unwrap().full_scan);
+    settle(&snapshots);
+    (data, project, snapshots)
+}
+
 /// A change made to the project, and what to call it in a failure.
 type Step<'a> = (&'a str, Box<dyn Fn() + 'a>);
 
 #[test]
 fn a_watched_snapshot_sees_every_kind_of_change_a_full_scan_sees() {
-    let data = tempfile::tempdir().unwrap();
-    let project = project_with_ignores();
+    let (_data, project, snapshots) = watched_project();
     let p = project.path();
     let outside = tempfile::tempdir().unwrap();
-    let snapshots = Snapshots::new(data.path(), p, 1024);
-    assert!(snapshots.track().unwrap().full_scan);
-    settle(&snapshots);
 
     let steps: Vec<Step<'_>> = vec![
         ("nothing", Box::new(|| {})),
@@ -168,12 +174,8 @@ fn a_watched_snapshot_sees_every_kind_of_change_a_full_scan_sees() {
 
 #[test]
 fn what_the_watcher_cannot_follow_makes_a_full_scan_and_it_resumes() {
-    let data = tempfile::tempdir().unwrap();
-    let project = project_with_ignores();
+    let (_data, project, snapshots) = watched_project();
     let p = project.path();
-    let snapshots = Snapshots::new(data.path(), p, 1024);
-    snapshots.track().unwrap();
-    settle(&snapshots);
 
     // A renamed directory: its watches would follow it under a name not known.
     std::fs::rename(p.join("src/m1"), p.join("src/renamed")).unwrap();
@@ -205,12 +207,8 @@ impl Lcg {
 
 #[test]
 fn random_changes_give_the_tree_a_full_scan_gives() {
-    let data = tempfile::tempdir().unwrap();
-    let project = project_with_ignores();
+    let (_data, project, snapshots) = watched_project();
     let p = project.path();
-    let snapshots = Snapshots::new(data.path(), p, 1024);
-    snapshots.track().unwrap();
-    settle(&snapshots);
     let dirs = ["src/m0", "src/m1", "src/new", "x/y", "x/y/z", "build", "."];
     let mut random = Lcg(0x5eed);
     let mut watched = 0;
