@@ -141,9 +141,17 @@ impl PermissionEngine {
     ///
     /// [`reply`]: PermissionEngine::reply
     pub async fn check(&self, req: AskRequest, layers: &[Ruleset]) -> Result<(), PermissionError> {
-        let approvals = self.approvals(&req);
-        let (decision, pattern) =
-            evaluate_approved(&req.permission, &req.patterns, layers.iter(), &approvals);
+        // Approvals only ever turn an ask into an allow, so they are read (from the
+        // store: a query per check) only when the rules alone would ask.
+        let none = Ruleset::new(APPROVALS_SOURCE, Vec::new());
+        let approvals;
+        let (mut decision, mut pattern) =
+            evaluate_approved(&req.permission, &req.patterns, layers.iter(), &none);
+        if decision.action == Action::Ask {
+            approvals = self.approvals(&req);
+            (decision, pattern) =
+                evaluate_approved(&req.permission, &req.patterns, layers.iter(), &approvals);
+        }
         match decision.action {
             Action::Allow => return Ok(()),
             Action::Deny => {

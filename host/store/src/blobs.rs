@@ -11,6 +11,7 @@
 
 use std::io::Write;
 use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicU64, Ordering};
 
 use sha2::{Digest, Sha256};
 
@@ -60,7 +61,11 @@ impl Blobs {
             };
             let parent = path.parent().unwrap_or(&self.dir);
             std::fs::create_dir_all(parent).map_err(io)?;
-            let tmp = parent.join(format!(".{hash}.{}.tmp", std::process::id()));
+            // A name of its own per write: two threads storing the same bytes at
+            // once must not write into one temporary file and rename it half done.
+            static WRITES: AtomicU64 = AtomicU64::new(0);
+            let n = WRITES.fetch_add(1, Ordering::Relaxed);
+            let tmp = parent.join(format!(".{hash}.{}.{n}.tmp", std::process::id()));
             let write = || -> std::io::Result<()> {
                 let mut file = std::fs::File::create(&tmp)?;
                 file.write_all(bytes)?;
@@ -144,6 +149,27 @@ mod tests {
             .sum();
         assert_eq!(files, 1);
         let _ = std::fs::remove_dir_all(&dir);
+    }
+
+    #[test]
+    fn the_same_bytes_stored_by_many_threads_at_once_come_back_whole() {
+        let bytes: Vec<u8> = (0..4u32 << 20).map(|i| (i % 251) as u8).collect();
+        for round in 0..5 {
+            let dir = std::env::temp_dir()
+                .join(format!("ward-blobs-race-{}-{round}", std::process::id()));
+            let blobs = Blobs::new(&dir);
+            let urls: Vec<Result<String, String>> = std::thread::scope(|s| {
+                let workers: Vec<_> = (0..6)
+                    .map(|_| s.spawn(|| blobs.put(&bytes).map_err(|e| e.to_string())))
+                    .collect();
+                workers.into_iter().map(|w| w.join().unwrap()).collect()
+            });
+            for url in &urls {
+                let url = url.as_ref().expect("every put succeeds");
+                assert!(blobs.get(url).unwrap() == bytes, "round {round}: torn blob");
+            }
+            let _ = std::fs::remove_dir_all(&dir);
+        }
     }
 
     #[test]

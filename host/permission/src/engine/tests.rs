@@ -403,3 +403,63 @@ async fn no_stored_approval_answers_a_configuration_change() {
         Some(Ok(()))
     );
 }
+
+/// Approvals that count how often they are read, over a store that holds some.
+struct CountingStore {
+    inner: MemoryApprovals,
+    loads: std::sync::atomic::AtomicUsize,
+}
+
+impl ApprovalStore for CountingStore {
+    fn load(&self, project: &str, scope: &str) -> Vec<Rule> {
+        self.loads.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+        self.inner.load(project, scope)
+    }
+    fn save(&self, project: &str, scope: &str, rules: &[Rule]) -> Result<(), SaveError> {
+        self.inner.save(project, scope, rules)
+    }
+}
+
+#[tokio::test]
+async fn approvals_are_read_only_when_the_rules_alone_would_ask() {
+    let store = Arc::new(CountingStore {
+        inner: MemoryApprovals::new(),
+        loads: Default::default(),
+    });
+    store
+        .save(
+            "proj",
+            "build",
+            &[Rule::new("bash", "make *", Action::Allow)],
+        )
+        .expect("save");
+    let loads = || store.loads.load(std::sync::atomic::Ordering::SeqCst);
+    let (tx, _events) = broadcast::channel(8);
+    let engine = PermissionEngine::new(store.clone(), tx);
+
+    // Decided by the rules alone: allowed, and denied (even next to a pattern that
+    // would ask).
+    assert_eq!(
+        engine
+            .check(req("s1", "build", &["ls -l"], &[]), &layers())
+            .await,
+        Ok(())
+    );
+    let denied = engine
+        .check(req("s1", "build", &["make", "rm -rf x"], &[]), &layers())
+        .await;
+    assert!(
+        matches!(denied, Err(PermissionError::Denied { .. })),
+        "{denied:?}"
+    );
+    assert_eq!(loads(), 0, "no approval read for a decided check");
+
+    // The rules ask: the stored approval is read, and allows.
+    assert_eq!(
+        engine
+            .check(req("s1", "build", &["make all"], &[]), &layers())
+            .await,
+        Ok(())
+    );
+    assert_eq!(loads(), 1);
+}
