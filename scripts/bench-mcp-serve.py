@@ -107,8 +107,8 @@ def run(ward, calls, modern):
 def measure(server, method, calls):
     """p50 and p99 (µs) of `calls` round trips of `method`."""
     times = []
+    meta = server.meta
     for i in range(1, calls + 1):
-        meta = server.meta
         params = {"name": "noop", "arguments": {}, **meta} if method == "tools/call" else dict(meta)
         request = {"jsonrpc": "2.0", "id": f"{method}-{i}", "method": method, "params": params}
         line = (json.dumps(request) + "\n").encode()
@@ -118,7 +118,13 @@ def measure(server, method, calls):
         times.append(time.perf_counter() - start)
         if "error" in reply or reply["result"].get("isError"):
             sys.exit(f"the call failed: {reply}")
-    warm = sorted(times[calls // 10:])  # the first tenth warms up
+    return p50_p99(times)
+
+
+def p50_p99(times):
+    """p50 and p99 (µs) of round trips `times` (seconds), the first tenth left out as
+    warm-up."""
+    warm = sorted(times[len(times) // 10:])
     return percentile(warm, 0.5) * 1e6, percentile(warm, 0.99) * 1e6
 
 
@@ -137,8 +143,7 @@ def pipe_floor(calls):
         times.append(time.perf_counter() - start)
     echo.stdin.close()
     echo.wait(timeout=10)
-    warm = sorted(times[calls // 10:])
-    return percentile(warm, 0.5) * 1e6, percentile(warm, 0.99) * 1e6
+    return p50_p99(times)
 
 
 def main():
