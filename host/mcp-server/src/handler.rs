@@ -22,7 +22,7 @@ use rmcp::model::{
     PaginatedRequestParams, ServerCapabilities, ServerConfig, SubscriptionFilter,
 };
 use rmcp::service::{NotificationContext, RequestContext, SubscriptionContext};
-use rmcp::{ErrorData, Peer, RoleServer, ServerHandler, ServiceExt};
+use rmcp::{ErrorData, Peer, RoleServer, ServerHandler};
 use serde_json::json;
 use tokio::sync::broadcast;
 use tokio::task::JoinHandle;
@@ -341,44 +341,6 @@ async fn watch(server: std::sync::Weak<Server>) {
             failed = Some(now);
         }
     }
-}
-
-/// Serves one connection on standard input and output until it closes.
-pub async fn serve_stdio(server: Arc<Server>) -> Result<(), McpServeError> {
-    let handler = server.handler();
-    let running = match pipes() {
-        Some(pipes) => handler.serve(pipes).await,
-        None => handler.serve(rmcp::transport::stdio()).await,
-    }
-    .map_err(|e| McpServeError::Start(e.to_string()))?;
-    running
-        .waiting()
-        .await
-        .map_err(|e| McpServeError::Start(e.to_string()))?;
-    Ok(())
-}
-
-/// Standard input and output as non-blocking pipes on the runtime's reactor, when both
-/// are pipes (as an MCP client starts its servers). Tokio's `stdin()`/`stdout()` hand
-/// every read and write to a blocking thread: two thread hand-offs per message, which
-/// dominated a no-op call's round trip (`scripts/bench-mcp-serve.py`). Anything else
-/// (a file, a terminal) is served through them.
-#[cfg(unix)]
-fn pipes() -> Option<(
-    tokio::net::unix::pipe::Receiver,
-    tokio::net::unix::pipe::Sender,
-)> {
-    use std::os::fd::AsFd;
-    let input = std::io::stdin().as_fd().try_clone_to_owned().ok()?;
-    let output = std::io::stdout().as_fd().try_clone_to_owned().ok()?;
-    let input = tokio::net::unix::pipe::Receiver::from_owned_fd(input).ok()?;
-    let output = tokio::net::unix::pipe::Sender::from_owned_fd(output).ok()?;
-    Some((input, output))
-}
-
-#[cfg(not(unix))]
-fn pipes() -> Option<(tokio::io::Stdin, tokio::io::Stdout)> {
-    None
 }
 
 /// One connection's handler; all share the [`Server`].

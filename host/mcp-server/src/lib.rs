@@ -17,8 +17,8 @@
 //!
 //! The pieces: [`catalog`] (the tools as MCP sees them), [`project`] (the opened
 //! project, reloaded when its plugins change), [`asks`] (permission questions during
-//! a call), [`handler`] (the MCP requests), [`http`] (the HTTP transport and its
-//! guard), [`error`].
+//! a call), [`handler`] (the MCP requests), [`stdio`] and [`http`] (the transports),
+//! [`error`].
 
 pub mod asks;
 pub mod catalog;
@@ -26,6 +26,7 @@ pub mod error;
 pub mod handler;
 pub mod http;
 pub mod project;
+pub mod stdio;
 
 use std::sync::Arc;
 
@@ -77,7 +78,7 @@ impl ServeOptions {
 /// Serves MCP on standard input and output until the client closes its end.
 pub async fn serve_stdio(options: ServeOptions) -> Result<(), McpServeError> {
     let server = handler::Server::start(options).await?;
-    let result = handler::serve_stdio(server.clone()).await;
+    let result = stdio::serve_stdio(server.clone()).await;
     server.close().await;
     result
 }
