@@ -16,6 +16,7 @@
 //! line over [`MAX_LINE`] is dropped whole.
 
 use std::borrow::Cow;
+use std::pin::Pin;
 use std::sync::Arc;
 
 use rmcp::model::{
@@ -46,6 +47,10 @@ pub struct Lines<R, W> {
     discarding: bool,
     /// `None` once closed.
     write: Arc<tokio::sync::Mutex<Option<W>>>,
+    /// The answer to a line that was not a message, being written. Finished before
+    /// the next line is read: a client sending junk faster than it reads the answers
+    /// is slowed down rather than answered from an ever longer queue.
+    answering: Option<Pin<Box<dyn Future<Output = std::io::Result<()>> + Send>>>,
 }
 
 impl<R: AsyncRead + Unpin, W: AsyncWrite + Unpin> Lines<R, W> {
@@ -56,6 +61,7 @@ impl<R: AsyncRead + Unpin, W: AsyncWrite + Unpin> Lines<R, W> {
             line: Vec::new(),
             discarding: false,
             write: Arc::new(tokio::sync::Mutex::new(Some(write))),
+            answering: None,
         }
     }
 
@@ -120,6 +126,15 @@ where
 
     async fn receive(&mut self) -> Option<ClientJsonRpcMessage> {
         loop {
+            // Kept in `self` until written whole: `receive` may be cancelled at any
+            // await, and half an answer would corrupt the stream.
+            if let Some(answer) = &mut self.answering {
+                let sent = answer.as_mut().await;
+                self.answering = None;
+                if sent.is_err() {
+                    return None;
+                }
+            }
             if !self.read_line().await {
                 return None;
             }
@@ -131,13 +146,11 @@ where
                 Ok(message) => return Some(message),
                 Err(Unread::Ignored) => {}
                 Err(Unread::Invalid) => {
-                    // Sent from a task of its own: `receive` may be cancelled at any
-                    // await, and a half-written answer would corrupt the stream.
                     let answer = ServerJsonRpcMessage::error(
                         ErrorData::invalid_request("Invalid request", None),
                         None,
                     );
-                    tokio::spawn(self.send(answer));
+                    self.answering = Some(Box::pin(self.send(answer)));
                 }
             }
         }

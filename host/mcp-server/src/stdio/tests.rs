@@ -172,3 +172,46 @@ async fn the_transport_drops_an_oversized_line_answers_junk_and_reads_on() {
     let answer = serde_json::to_value(answer).expect("encode");
     assert_eq!(answer["error"]["code"], -32600, "{answer}");
 }
+
+#[tokio::test]
+async fn a_client_sending_junk_without_reading_the_answers_is_held_up() {
+    let (client, server) = tokio::io::duplex(4 << 10);
+    let (server_read, server_write) = tokio::io::split(server);
+    let (client_read, mut client_write) = tokio::io::split(client);
+    let mut lines = Lines::new(server_read, server_write);
+    let writer = tokio::spawn(async move {
+        for _ in 0..2_000 {
+            client_write.write_all(b"{\"id\":1}\n").await?;
+        }
+        client_write
+            .write_all(b"{\"jsonrpc\":\"2.0\",\"id\":2,\"method\":\"ping\"}\n")
+            .await?;
+        client_write.shutdown().await
+    });
+    // The answers fill the pipe and nobody reads them: no queue grows, the reading
+    // stops.
+    let (ping, reader) = {
+        let receive = Transport::<rmcp::RoleServer>::receive(&mut lines);
+        tokio::pin!(receive);
+        let held = tokio::time::timeout(std::time::Duration::from_millis(300), &mut receive).await;
+        assert!(held.is_err(), "read on past answers nobody took");
+        // Once the client reads its answers, the ping comes through.
+        let reader = tokio::spawn(async move {
+            let mut answers = BufReader::new(client_read).lines();
+            let mut n = 0;
+            while let Ok(Some(_)) = answers.next_line().await {
+                n += 1;
+            }
+            n
+        });
+        (receive.await.expect("the ping"), reader)
+    };
+    assert_eq!(serde_json::to_value(ping).expect("encode")["id"], 2);
+    drop(lines);
+    writer.await.expect("writer").expect("written");
+    assert_eq!(
+        reader.await.expect("reader"),
+        2_000,
+        "one answer per junk line"
+    );
+}
