@@ -48,10 +48,11 @@ impl<R: AsyncRead + Unpin, W: AsyncWrite + Unpin> LineTransport<R, W> {
         }
     }
 
-    /// Reads one line into `self.line`: `Ok(false)` at the end of the output,
-    /// `Err(len)` when it outgrew the limit (at `len` bytes).
+    /// Reads up to the end of one line into `self.line`: `Ok(false)` at the end of the
+    /// output, `Err(len)` when it outgrew the limit (at `len` bytes). Cancel-safe: rmcp
+    /// polls `receive` inside a `select!`, and a read cancelled mid-line leaves what it
+    /// read in `self.line` for the next one (the caller takes the line once whole).
     async fn read_line(&mut self) -> Result<bool, usize> {
-        self.line.clear();
         loop {
             let available = match self.reader.fill_buf().await {
                 Ok(a) => a,
@@ -117,7 +118,8 @@ where
                     return None;
                 }
             }
-            let text = self.line.trim_ascii();
+            let line = std::mem::take(&mut self.line);
+            let text = line.trim_ascii();
             if text.is_empty() {
                 continue;
             }
@@ -139,5 +141,49 @@ where
         // Closing its input is how a stdio server is told to stop.
         drop(self.writer.lock().await.take());
         Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::time::Duration;
+
+    use rmcp::RoleClient;
+    use rmcp::transport::Transport;
+    use tokio::io::AsyncWriteExt;
+
+    use super::LineTransport;
+
+    #[tokio::test]
+    async fn a_receive_cancelled_mid_line_loses_nothing() {
+        let (server, client) = tokio::io::duplex(1 << 12);
+        let (client_read, client_write) = tokio::io::split(client);
+        let (_server_read, mut server_write) = tokio::io::split(server);
+        let mut lines = LineTransport::new(client_read, client_write, std::sync::Weak::new());
+        server_write
+            .write_all(br#"{"jsonrpc":"2.0","id":1,"#)
+            .await
+            .expect("write");
+        // The service drops a pending `receive` whenever another branch of its
+        // `select!` is ready: here, a timeout.
+        let cancelled = tokio::time::timeout(
+            Duration::from_millis(50),
+            Transport::<RoleClient>::receive(&mut lines),
+        )
+        .await;
+        assert!(cancelled.is_err(), "half a line is no message");
+        server_write
+            .write_all(b"\"result\":{}}\n")
+            .await
+            .expect("write");
+        let message = tokio::time::timeout(
+            Duration::from_secs(5),
+            Transport::<RoleClient>::receive(&mut lines),
+        )
+        .await
+        .expect("the whole line arrives")
+        .expect("a message");
+        let message = serde_json::to_value(message).expect("encode");
+        assert_eq!(message["id"], 1, "{message}");
     }
 }
