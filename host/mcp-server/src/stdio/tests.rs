@@ -3,7 +3,7 @@
 use rmcp::model::{ClientJsonRpcMessage, ServerJsonRpcMessage};
 use rmcp::transport::Transport;
 use serde_json::{Value, json};
-use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
+use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader, DuplexStream, WriteHalf};
 
 use super::{Lines, MAX_LINE, Unread, decode, decode_frequent};
 
@@ -134,12 +134,30 @@ fn bad_lines_are_ignored_or_refused_as_rmcp_does() {
     assert!(decode(&marked).is_ok());
 }
 
+type Half = tokio::io::ReadHalf<DuplexStream>;
+
+/// The transport on one end of an in-memory pipe of `capacity` bytes each way, and
+/// the client's end (its reading and writing halves).
+fn connected(
+    capacity: usize,
+) -> (
+    Lines<Half, WriteHalf<DuplexStream>>,
+    Half,
+    WriteHalf<DuplexStream>,
+) {
+    let (client, server) = tokio::io::duplex(capacity);
+    let (server_read, server_write) = tokio::io::split(server);
+    let (client_read, client_write) = tokio::io::split(client);
+    (
+        Lines::new(server_read, server_write),
+        client_read,
+        client_write,
+    )
+}
+
 #[tokio::test]
 async fn the_transport_drops_an_oversized_line_answers_junk_and_reads_on() {
-    let (client, server) = tokio::io::duplex(1 << 16);
-    let (server_read, server_write) = tokio::io::split(server);
-    let (client_read, mut client_write) = tokio::io::split(client);
-    let mut lines = Lines::new(server_read, server_write);
+    let (mut lines, client_read, mut client_write) = connected(1 << 16);
     let writer = tokio::spawn(async move {
         let huge = vec![b'x'; MAX_LINE + 10];
         client_write.write_all(b"{\"a\":").await?;
@@ -175,10 +193,7 @@ async fn the_transport_drops_an_oversized_line_answers_junk_and_reads_on() {
 
 #[tokio::test]
 async fn a_client_sending_junk_without_reading_the_answers_is_held_up() {
-    let (client, server) = tokio::io::duplex(4 << 10);
-    let (server_read, server_write) = tokio::io::split(server);
-    let (client_read, mut client_write) = tokio::io::split(client);
-    let mut lines = Lines::new(server_read, server_write);
+    let (mut lines, client_read, mut client_write) = connected(4 << 10);
     let writer = tokio::spawn(async move {
         for _ in 0..2_000 {
             client_write.write_all(b"{\"id\":1}\n").await?;
