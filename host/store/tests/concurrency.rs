@@ -93,6 +93,66 @@ fn concurrent_writers_leave_an_intact_database() {
     }
 }
 
+/// Set (to "path start", the start a UNIX time in milliseconds) in the child processes
+/// that open a database together.
+const CHILD_OPEN: &str = "WARD_STORE_OPEN";
+
+/// An opening process: waits for the agreed moment, opens the database, and prints
+/// `OPENED` or the error.
+#[test]
+#[ignore = "run as a child process by processes_opening_a_new_database_at_once_all_open_it"]
+fn open_in_child() {
+    let Ok(args) = std::env::var(CHILD_OPEN) else {
+        return;
+    };
+    let (db, at) = args.split_once(' ').expect("path and start");
+    let at = std::time::UNIX_EPOCH + std::time::Duration::from_millis(at.parse().expect("ms"));
+    if let Ok(wait) = at.duration_since(std::time::SystemTime::now()) {
+        std::thread::sleep(wait);
+    }
+    match SqliteStore::open(db) {
+        Ok(_) => println!("OPENED"),
+        Err(e) => println!("ERROR={e}"),
+    }
+}
+
+/// Two `ward` processes started together on a new data directory (an MCP client
+/// starting two servers, `ward run` beside `ward mcp serve`) both open its database.
+/// Switching a new file to WAL takes a lock the other may hold for a moment; SQLite
+/// answers that busy without calling the busy handler, and it used to fail the start
+/// ("enabling WAL: database is locked", seen with two `ward mcp serve`).
+#[test]
+fn processes_opening_a_new_database_at_once_all_open_it() {
+    let exe = std::env::current_exe().expect("test binary");
+    for round in 0..20 {
+        let dir = TempDir::new(&format!("open-at-once-{round}"));
+        let at = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .expect("clock")
+            .as_millis()
+            + 300;
+        let children: Vec<_> = (0..4)
+            .map(|_| {
+                Command::new(&exe)
+                    .args(["open_in_child", "--exact", "--ignored", "--nocapture"])
+                    .env(CHILD_OPEN, format!("{} {at}", dir.db().display()))
+                    .stdout(std::process::Stdio::piped())
+                    .spawn()
+                    .expect("runs the child")
+            })
+            .collect();
+        for child in children {
+            let output = child.wait_with_output().expect("the child ran");
+            let stdout = String::from_utf8_lossy(&output.stdout);
+            assert!(
+                stdout.lines().any(|line| line == "OPENED"),
+                "round {round}: {stdout}"
+            );
+        }
+        assert_eq!(integrity(&dir.db()), "ok");
+    }
+}
+
 #[test]
 fn a_second_connection_sees_committed_writes() {
     let dir = TempDir::new("second");

@@ -4,7 +4,7 @@
 //! recorded in `PRAGMA user_version`. A migration is never edited once released: a
 //! change to the schema is a new entry at the end of [`MIGRATIONS`].
 
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use rusqlite::{Connection, TransactionBehavior};
 
@@ -111,9 +111,10 @@ ALTER TABLE session ADD COLUMN summary TEXT;
 /// survives a crash of the process, and a power cut can lose only the last commits,
 /// never corrupt the file.
 pub(crate) fn configure(conn: &Connection) -> Result<()> {
-    let mode: String = conn
-        .pragma_update_and_check(None, "journal_mode", "WAL", |row| row.get(0))
-        .context(|| "enabling WAL".to_string())?;
+    // First, so every statement below waits for another connection's lock too.
+    conn.busy_timeout(BUSY_TIMEOUT)
+        .context(|| "setting the busy timeout".to_string())?;
+    let mode = enable_wal(conn)?;
     // In-memory databases answer "memory": nothing else can read them anyway.
     if !mode.eq_ignore_ascii_case("wal") && !mode.eq_ignore_ascii_case("memory") {
         tracing::warn!(
@@ -125,9 +126,35 @@ pub(crate) fn configure(conn: &Connection) -> Result<()> {
         .context(|| "setting synchronous = NORMAL".to_string())?;
     conn.pragma_update(None, "foreign_keys", true)
         .context(|| "enabling foreign keys".to_string())?;
-    conn.busy_timeout(BUSY_TIMEOUT)
-        .context(|| "setting the busy timeout".to_string())?;
     Ok(())
+}
+
+/// Switches the file to WAL (a no-op when it already is), answering the mode it is in.
+///
+/// Two processes opening a new file at once both switch it: the one that comes second
+/// may find the first holding the file's or the log's lock for a moment, and SQLite
+/// answers that with "busy" at once rather than through the busy handler. That is
+/// waited out here, within the same bound as any other lock.
+fn enable_wal(conn: &Connection) -> Result<String> {
+    let deadline = Instant::now() + BUSY_TIMEOUT;
+    let mut pause = Duration::from_millis(1);
+    loop {
+        match conn.pragma_update_and_check(None, "journal_mode", "WAL", |row| row.get(0)) {
+            Err(e) if is_busy(&e) && Instant::now() < deadline => {
+                std::thread::sleep(pause);
+                pause = (pause * 2).min(Duration::from_millis(50));
+            }
+            answered => return answered.context(|| "enabling WAL".to_string()),
+        }
+    }
+}
+
+/// Whether `error` is another connection holding a lock.
+fn is_busy(error: &rusqlite::Error) -> bool {
+    matches!(
+        error.sqlite_error_code(),
+        Some(rusqlite::ErrorCode::DatabaseBusy | rusqlite::ErrorCode::DatabaseLocked)
+    )
 }
 
 /// Brings the schema up to the newest version this build knows.
