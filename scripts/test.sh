@@ -4,6 +4,11 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/setup.sh
-# The end-to-end tests drive the real binary, so build it first.
-cargo build -p ward -p ward-sandbox
+# The end-to-end tests drive the real binary, so build it first — together with
+# everything `cargo test` builds, in one invocation. Cargo resolves features per
+# invocation: `cargo build -p ward` alone resolves them without the tests'
+# dev-dependencies, so `cargo test` then rebuilt wasmtime, tokio and a hundred other
+# crates with the tests' features (and `ward` under `cargo test` is the binary built
+# here). With the same targets selected, `cargo test` finds everything built.
+cargo build --lib --bins --tests --examples
 cargo test "$@"
