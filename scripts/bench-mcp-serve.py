@@ -3,9 +3,9 @@
 through raw JSON-RPC on the server's pipes (no SDK, so the client adds as little as
 it can), p50 and p99 of the round trip; and, in the same process, N `tools/list`
 requests — the MCP layer (pipes, framing, JSON, rmcp's dispatch) with no tool run.
-Compare with the same no-op through the tool box in process,
-`cargo bench -p ward-tests --bench plugins -- "tool box"`: the difference is what
-the MCP layer adds.
+This is the view of a client in another language; what the MCP layer adds over the
+same no-op called directly in Ward is measured by `cargo bench -p ward-tests --bench
+mcp`, which alternates both in one process so the machine's drift cancels out.
 
     python3 scripts/bench-mcp-serve.py [path/to/ward] [calls]
 
