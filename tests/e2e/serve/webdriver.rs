@@ -45,6 +45,9 @@ impl Browser {
             .arg(format!("--port={port}"))
             .stdout(Stdio::null())
             .stderr(Stdio::null())
+            // A group of its own, which the browser it starts joins: ending the group
+            // ends both (killing the driver alone left every browser running).
+            .process_group(0)
             .kill_on_drop(true)
             .spawn()
             .expect("start chromedriver");
@@ -198,6 +201,11 @@ impl Browser {
 
 impl Drop for Browser {
     fn drop(&mut self) {
+        if let Some(group) = self.driver.id() {
+            let _ = std::process::Command::new("kill")
+                .args(["-s", "KILL", "--", &format!("-{group}")])
+                .status();
+        }
         let _ = self.driver.start_kill();
     }
 }
