@@ -25,6 +25,16 @@ fn integrity(db: &std::path::Path) -> String {
         .expect("checks")
 }
 
+/// This test binary run again as a child for the ignored test `name` alone, with
+/// `var` set to `value` (the child test does nothing without it).
+fn child(name: &str, var: &str, value: &str) -> Command {
+    let mut command = Command::new(std::env::current_exe().expect("test binary"));
+    command
+        .args([name, "--exact", "--ignored", "--nocapture"])
+        .env(var, value);
+    command
+}
+
 fn secondary(db: &std::path::Path) -> SqliteStore {
     SqliteStore::open_with(
         db,
@@ -123,7 +133,6 @@ fn open_in_child() {
 /// ("enabling WAL: database is locked", seen with two `ward mcp serve`).
 #[test]
 fn processes_opening_a_new_database_at_once_all_open_it() {
-    let exe = std::env::current_exe().expect("test binary");
     for round in 0..20 {
         let dir = TempDir::new(&format!("open-at-once-{round}"));
         let at = std::time::SystemTime::now()
@@ -133,12 +142,14 @@ fn processes_opening_a_new_database_at_once_all_open_it() {
             + 300;
         let children: Vec<_> = (0..4)
             .map(|_| {
-                Command::new(&exe)
-                    .args(["open_in_child", "--exact", "--ignored", "--nocapture"])
-                    .env(CHILD_OPEN, format!("{} {at}", dir.db().display()))
-                    .stdout(std::process::Stdio::piped())
-                    .spawn()
-                    .expect("runs the child")
+                child(
+                    "open_in_child",
+                    CHILD_OPEN,
+                    &format!("{} {at}", dir.db().display()),
+                )
+                .stdout(std::process::Stdio::piped())
+                .spawn()
+                .expect("runs the child")
             })
             .collect();
         for child in children {
@@ -194,11 +205,13 @@ fn another_process_sees_committed_data() {
     let user = UserMessage::new(&session.id, "build", model());
     store.put_message(&user.into()).expect("puts");
 
-    let output = Command::new(std::env::current_exe().expect("test binary"))
-        .args(["read_in_child", "--exact", "--ignored", "--nocapture"])
-        .env(CHILD_READ, format!("{} {}", dir.db().display(), session.id))
-        .output()
-        .expect("runs the child");
+    let output = child(
+        "read_in_child",
+        CHILD_READ,
+        &format!("{} {}", dir.db().display(), session.id),
+    )
+    .output()
+    .expect("runs the child");
     let stdout = String::from_utf8_lossy(&output.stdout);
     assert!(output.status.success(), "child failed: {stdout}");
     let json = stdout
