@@ -152,6 +152,14 @@ async fn a_plugins_own_question_is_shown_as_the_plugins() {
         out.as_str().unwrap_or_default().starts_with("refused"),
         "{out}"
     );
+    // The tool's result reaches the page before the loop sends it to the model:
+    // the model's answer to the refusal is what shows the second request was made.
+    browser
+        .wait_for(
+            "the answer after the refusal",
+            "return [...document.querySelectorAll('.part-text')].some(e => e.textContent.includes('FORGED'));",
+        )
+        .await;
     assert_eq!(llm.requests().len(), 2);
 }
 
