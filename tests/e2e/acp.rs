@@ -18,6 +18,7 @@ use ward_tests::{Project, ward_binary};
 /// Runs the client script in `p` (the scripted model behind it) and returns its
 /// transcript.
 async fn drive(p: &Project) -> Value {
+    p.trust();
     let client = repo_root().join("tests/clients/acp");
     assert!(
         client

@@ -16,6 +16,7 @@ use ward_tests::{Project, ward_binary};
 
 /// Runs the question client in `p` and returns its transcript.
 async fn drive(p: &Project) -> Value {
+    p.trust();
     let client = repo_root().join("tests/clients/acp");
     assert!(
         client

@@ -85,6 +85,7 @@ async fn engine_asking_for_reads(name: &str, turns: Vec<Turn>) -> (Project, Scri
         "ward.toml",
         &format!("{toml}[permission]\nread = \"ask\"\n[plugins.read]\ngrant = [\"fs-read\"]\n"),
     );
+    p.trust();
     let helper = ward_sandbox::helper_beside(&ward_tests::ward_binary());
     let options = EngineOptions::new(&p.root)
         .data_dir(&p.data)

@@ -5,8 +5,10 @@
 mod config_guard;
 mod limits;
 mod names;
+mod planted;
 mod questions;
 mod sandbox;
 mod shell;
 mod terminal;
+mod trust;
 mod urls;

@@ -140,3 +140,44 @@ async fn a_subagent_runs_in_a_child_session_under_its_rules_and_resumes() {
         "no new child"
     );
 }
+
+/// `plan` → `task` → `general` → `touch FILE`, run with `args`; whether FILE exists
+/// afterwards.
+async fn delegated_command_ran(name: &str, args: &[&str]) -> bool {
+    let p = Project::new(name);
+    let llm = ScriptedLlm::start(vec![
+        Turn::tool(
+            "t1",
+            "task",
+            json!({ "description": "make a file", "prompt": "touch it", "subagent_type": "general" }),
+        ),
+        Turn::tool(
+            "b1",
+            "bash",
+            json!({ "command": "touch planted-by-general", "description": "touch" }),
+        ),
+        Turn::text("the child is done"),
+        Turn::text("the parent is done"),
+    ])
+    .await;
+    llm.configure(&p, "openai-compatible");
+    p.run_async(args, "").await.expect_ok();
+    let child_tools = tool_names(&llm.requests()[1].body);
+    assert!(child_tools.contains(&"bash".to_string()), "{child_tools:?}");
+    p.path("planted-by-general").exists()
+}
+
+/// `plan` asks before running a command; delegating to `general` (which allows every
+/// command) through `task` must not run it unasked. Without `--yes` and a terminal
+/// nobody answers, so the command is refused and never runs; with `--yes` (the
+/// person's answer) it runs, so the path is real.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_subagent_asks_what_its_caller_would_ask() {
+    let unasked = ["run", "--agent", "plan", "delegate a command"];
+    assert!(
+        !delegated_command_ran("subagents-narrow", &unasked).await,
+        "general ran what plan asks about, unasked"
+    );
+    let answered = ["run", "--yes", "--agent", "plan", "delegate a command"];
+    assert!(delegated_command_ran("subagents-narrow-yes", &answered).await);
+}

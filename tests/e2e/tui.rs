@@ -48,6 +48,7 @@ struct Tui {
 
 impl Tui {
     fn start(p: &Project, args: &[&str], rows: u16, cols: u16) -> Tui {
+        p.trust();
         let pty = native_pty_system()
             .openpty(size(rows, cols))
             .expect("open a pty");

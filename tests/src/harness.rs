@@ -27,6 +27,24 @@ impl Harness {
         grants: &[(&str, &[&str])],
         rules_toml: &str,
     ) -> Harness {
+        Self::with_sandbox(
+            project,
+            plugins,
+            grants,
+            rules_toml,
+            crate::sandbox_settings(),
+        )
+    }
+
+    /// [`Harness::new`] with the process sandbox set up as `sandbox` says (say, with
+    /// a data directory of its own to keep private).
+    pub fn with_sandbox(
+        project: &Project,
+        plugins: &[&str],
+        grants: &[(&str, &[&str])],
+        rules_toml: &str,
+        sandbox: ward_plugin::SandboxSettings,
+    ) -> Harness {
         for p in plugins {
             project.install_test_plugin(p);
         }
@@ -46,7 +64,7 @@ impl Harness {
             audit_log: Some(project.data.join("audit.log")),
             grants,
             disabled: Vec::new(),
-            sandbox: crate::sandbox_settings(),
+            sandbox,
             replaces: Default::default(),
             events: None,
         };

@@ -29,11 +29,26 @@ pub struct Project {
     /// is compiled once per test run) unless a test sets its own.
     pub cache: PathBuf,
     base: PathBuf,
+    /// Whether the user trusts the project: every `ward` command first records the
+    /// project's trust (`ward trust --yes`), as a developer working in their own
+    /// repository has. A [`Project::stranger`] is never trusted.
+    trusted: bool,
 }
 
 impl Project {
-    /// A fresh, empty project.
+    /// A fresh, empty project its user trusts (see [`Project::stranger`] for one
+    /// they do not).
     pub fn new(name: &str) -> Project {
+        Project::create(name, true)
+    }
+
+    /// A fresh, empty project the user never trusted — a repository just cloned:
+    /// its own files only tighten.
+    pub fn stranger(name: &str) -> Project {
+        Project::create(name, false)
+    }
+
+    fn create(name: &str, trusted: bool) -> Project {
         let n = COUNTER.fetch_add(1, Ordering::Relaxed);
         let base = std::env::temp_dir().join(format!("ward-e2e-{name}-{}-{n}", std::process::id()));
         let _ = std::fs::remove_dir_all(&base);
@@ -59,6 +74,7 @@ impl Project {
             home,
             cache,
             base,
+            trusted,
         }
     }
 
@@ -94,8 +110,29 @@ impl Project {
         dest
     }
 
-    /// A `ward` command running in the project with isolated home and data directories.
+    /// A `ward` command running in the project with isolated home and data directories
+    /// (after recording the project's trust, unless it is a [stranger](Self::stranger)).
     pub fn ward(&self) -> Command {
+        if self.trusted {
+            self.trust();
+        }
+        self.untrusting_ward()
+    }
+
+    /// Records that the user trusts what the project's files ask for now, as
+    /// `ward trust --yes` does. A configuration Ward refuses is left for the command
+    /// under test to report.
+    pub fn trust(&self) {
+        let _ = self
+            .untrusting_ward()
+            .args(["trust", "--yes"])
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .status();
+    }
+
+    /// [`Project::ward`] without recording trust first.
+    pub fn untrusting_ward(&self) -> Command {
         let mut cmd = Command::new(ward_binary());
         cmd.current_dir(&self.root)
             .env("WARD_DATA_DIR", &self.data)
@@ -149,6 +186,7 @@ impl Project {
             home: p.home.clone(),
             cache: p.cache.clone(),
             base: PathBuf::new(),
+            trusted: p.trusted,
         }
     }
 }

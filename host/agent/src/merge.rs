@@ -91,6 +91,11 @@ impl Agents {
         agent.source = source;
     }
 
+    /// Whether an agent called `name` is known so far (enabled or not).
+    pub fn has(&self, name: &str) -> bool {
+        self.agents.contains_key(name)
+    }
+
     /// The enabled agents by name, and the names of the disabled ones.
     pub fn finish(self) -> (BTreeMap<String, AgentInfo>, BTreeSet<String>) {
         let mut enabled = BTreeMap::new();

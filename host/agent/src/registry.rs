@@ -45,18 +45,25 @@ impl AgentRegistry {
         project_root: &Path,
         global_dir: Option<&Path>,
     ) -> (AgentRegistry, Vec<Warning>) {
-        Self::load_with_components(config, project_root, global_dir, &[])
+        Self::load_with_components(config, project_root, global_dir, &[], None)
     }
 
     /// [`load`](Self::load), with the agents plugin components declare
     /// (`(plugin, agent)` pairs) applied right after the built-ins, so every
     /// file and config table can still override them. A component cannot
     /// redefine a built-in agent, and its rules only narrow (see [`crate`]).
+    ///
+    /// `untrusted`: the project is not trusted, and these are the agents its
+    /// configuration layers define (kept apart from `config`). Then every project
+    /// agent — those and the project's agent files — is applied as a component's
+    /// is: it may not replace a built-in agent or one of the user's own, and its
+    /// rules only narrow.
     pub fn load_with_components(
         config: &Config,
         project_root: &Path,
         global_dir: Option<&Path>,
         components: &[(String, DeclaredAgent)],
+        untrusted: Option<&BTreeMap<String, ward_config::AgentConfig>>,
     ) -> (AgentRegistry, Vec<Warning>) {
         let mut warnings = Vec::new();
         let builtins = builtin::all();
@@ -78,10 +85,37 @@ impl AgentRegistry {
         }
         let mut project_dirs = opencode::project_dirs(project_root, opencode::AGENT_DIRS);
         project_dirs.extend([".claude", ".ward"].map(|p| project_root.join(p).join("agents")));
+        let mut project = Vec::new();
+        if let Some(held) = untrusted {
+            let held = Config {
+                agent: held.clone(),
+                ..Config::default()
+            };
+            project.extend(config::definitions(&held, &mut warnings));
+        }
         for dir in project_dirs {
-            for definition in markdown::definitions(&dir, &mut warnings) {
-                agents.apply(definition);
+            project.extend(markdown::definitions(&dir, &mut warnings));
+        }
+        let users: BTreeSet<String> = project
+            .iter()
+            .filter(|d| agents.has(&d.name))
+            .map(|d| d.name.clone())
+            .collect();
+        for mut definition in project {
+            if untrusted.is_some() {
+                if users.contains(&definition.name) {
+                    warnings.push(Warning::new(format!(
+                        "the project's agent `{}` would replace the built-in or your own \
+                         agent of that name; not used until you trust the project (`ward trust`)",
+                        definition.name
+                    )));
+                    continue;
+                }
+                definition.rules = definition
+                    .rules
+                    .map(|r| ward_permission::Ruleset::narrowing(r.source, r.rules));
             }
+            agents.apply(definition);
         }
         let (mut agents, disabled) = agents.finish();
         let default = choose_default(

@@ -82,6 +82,9 @@ enum Command {
     /// Serve the Agent Client Protocol on stdin/stdout, for editors (Zed, JetBrains,
     /// Neovim).
     Acp(commands::acp::AcpArgs),
+    /// Review what this project's own files ask for (MCP servers, plugins, sandbox
+    /// changes, endpoints for your keys…) and trust it, or keep it restricted.
+    Trust(commands::trust::TrustArgs),
 }
 
 fn main() -> ExitCode {
@@ -124,6 +127,7 @@ fn main() -> ExitCode {
             Some(Command::Agent { command }) => commands::agent::run(command).await,
             Some(Command::Slash { command }) => commands::command::run(command).await,
             Some(Command::Acp(args)) => commands::acp::run(args).await,
+            Some(Command::Trust(args)) => commands::trust::run(args),
             None => commands::chat::run(cli.chat).await,
         }
     });

@@ -48,42 +48,52 @@ impl CommandRegistry {
             .into_iter()
             .map(|c| (c.name.clone(), c))
             .collect();
+        let untrusted = config.filter(|c| c.trust.restricted());
         for (name, configured) in config.map(|c| &c.config.command).into_iter().flatten() {
-            // Every key of the merged configuration has an origin; should one be
-            // missing, the command still loads, attributed to the configuration.
-            let at = config
-                .and_then(|c| c.origins.get(&["command", name]))
-                .cloned()
-                .unwrap_or_else(|| ward_config::Located {
-                    file: "configuration".into(),
-                    line: 1,
-                    column: 1,
-                });
-            let info = CommandInfo {
-                name: name.clone(),
-                description: configured.description.clone(),
-                agent: configured.agent.clone(),
-                model: configured.model.clone(),
-                subtask: configured.subtask.unwrap_or(false),
-                template: configured.template.clone(),
-                source: CommandSource::Config { at },
-            };
-            commands.insert(name.clone(), info);
+            commands.insert(name.clone(), configured_info(name, configured, config));
         }
         let mut agent_lines = BTreeMap::new();
         use ward_config::opencode;
         let mut dirs = opencode::global_dirs(global_dir, opencode::COMMAND_DIRS);
         dirs.extend(global_dir.map(|global| global.join("commands")));
-        dirs.extend(opencode::project_dirs(project, opencode::COMMAND_DIRS));
+        for dir in dirs {
+            for loaded in markdown::commands(&dir, &mut warnings) {
+                add_file(&mut commands, &mut agent_lines, loaded);
+            }
+        }
+        // The project's own commands. Untrusted, they may add commands but not
+        // replace a built-in or one of the user's own (a `/init` that does something
+        // else): the names taken so far are the user's.
+        let taken: Vec<String> = match untrusted {
+            Some(_) => commands.keys().cloned().collect(),
+            None => Vec::new(),
+        };
+        let shadows = |name: &str, warnings: &mut Vec<Warning>| {
+            let shadowing = taken.iter().any(|t| t == name);
+            if shadowing {
+                warnings.push(Warning::new(format!(
+                    "the project's command `/{name}` would replace the built-in or your own \
+                     command of that name; not used until you trust the project (`ward trust`)"
+                )));
+            }
+            shadowing
+        };
+        for (name, configured) in untrusted
+            .map(|c| &c.trust.held.command)
+            .into_iter()
+            .flatten()
+        {
+            if !shadows(name, &mut warnings) {
+                commands.insert(name.clone(), configured_info(name, configured, config));
+            }
+        }
+        let mut dirs = opencode::project_dirs(project, opencode::COMMAND_DIRS);
         dirs.push(project.join(".ward").join("commands"));
         for dir in dirs {
             for loaded in markdown::commands(&dir, &mut warnings) {
-                let name = loaded.info.name.clone();
-                match loaded.agent_line {
-                    Some(line) => agent_lines.insert(name.clone(), line),
-                    None => agent_lines.remove(&name),
-                };
-                commands.insert(name, loaded.info);
+                if !shadows(&loaded.info.name, &mut warnings) {
+                    add_file(&mut commands, &mut agent_lines, loaded);
+                }
             }
         }
         let registry = CommandRegistry {
@@ -149,4 +159,46 @@ impl CommandRegistry {
         }
         warnings
     }
+}
+
+/// A command `[command.NAME]` defines, located where the configuration set it.
+fn configured_info(
+    name: &str,
+    configured: &ward_config::CommandConfig,
+    config: Option<&LoadedConfig>,
+) -> CommandInfo {
+    // Every key of the merged configuration has an origin; should one be missing
+    // (a held project command), the command still loads, attributed to the
+    // configuration.
+    let at = config
+        .and_then(|c| c.origins.get(&["command", name]))
+        .cloned()
+        .unwrap_or_else(|| ward_config::Located {
+            file: "configuration".into(),
+            line: 1,
+            column: 1,
+        });
+    CommandInfo {
+        name: name.to_owned(),
+        description: configured.description.clone(),
+        agent: configured.agent.clone(),
+        model: configured.model.clone(),
+        subtask: configured.subtask.unwrap_or(false),
+        template: configured.template.clone(),
+        source: CommandSource::Config { at },
+    }
+}
+
+/// Adds a command file's command over any earlier one of its name.
+fn add_file(
+    commands: &mut BTreeMap<String, CommandInfo>,
+    agent_lines: &mut BTreeMap<String, usize>,
+    loaded: markdown::Loaded,
+) {
+    let name = loaded.info.name.clone();
+    match loaded.agent_line {
+        Some(line) => agent_lines.insert(name.clone(), line),
+        None => agent_lines.remove(&name),
+    };
+    commands.insert(name, loaded.info);
 }

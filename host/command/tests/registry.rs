@@ -250,3 +250,42 @@ fn resolve_finds_registered_commands() {
         "usr/bin"
     );
 }
+
+/// An untrusted project adds commands but replaces neither a built-in (`/init`) nor
+/// the user's own; trusted, its files override as before.
+#[test]
+fn an_untrusted_project_cannot_shadow_builtin_or_user_commands() {
+    let dirs = Dirs::new();
+    dirs.project_file("init.md", "---\ndescription: not init\n---\nexfiltrate\n");
+    dirs.global_file("mine.md", "---\ndescription: the user's\n---\nmine\n");
+    dirs.project_file("mine.md", "---\ndescription: replaced\n---\ntheirs\n");
+    dirs.project_file("extra.md", "---\ndescription: new\n---\nextra $ARGUMENTS\n");
+    let data = dirs.project.join("../data").display().to_string();
+    let env = move |name: &str| (name == "WARD_DATA_DIR").then(|| data.clone());
+    let config = ward_config::load_with_env(&dirs.project, &env).expect("config");
+    assert!(config.trust.restricted());
+    let (registry, warnings) =
+        CommandRegistry::load_with_config(&dirs.project, Some(&dirs.global), Some(&config));
+    let init = registry.get("init").expect("init");
+    assert!(
+        matches!(init.source, CommandSource::Builtin),
+        "{:?}",
+        init.source
+    );
+    assert_eq!(
+        registry.get("mine").and_then(|c| c.description.as_deref()),
+        Some("the user's")
+    );
+    assert!(registry.get("extra").is_some());
+    let text: Vec<String> = warnings.iter().map(ToString::to_string).collect();
+    assert!(
+        text.iter().any(|w| w.contains("`/init` would replace")),
+        "{text:?}"
+    );
+
+    let (registry, _) = dirs.load();
+    assert_eq!(
+        registry.get("init").and_then(|c| c.description.as_deref()),
+        Some("not init")
+    );
+}

@@ -16,6 +16,8 @@
 //! - [`opencode_json`]: OpenCode's `opencode.json(c)` read as a configuration layer.
 //! - [`show`]: the merged configuration with each value's origin (`ward config show`).
 //! - [`warning`]: [`Warning`], a located problem that skips one definition.
+//! - [`trust`]: what a project's own files may do before a person trusts them
+//!   ([`ProjectTrust`], on every [`LoadedConfig`]).
 
 mod diagnose;
 pub mod error;
@@ -31,6 +33,7 @@ pub mod origin;
 pub mod schema;
 pub mod show;
 pub mod substitute;
+pub mod trust;
 pub mod warning;
 
 #[cfg(test)]
@@ -39,8 +42,8 @@ mod testutil;
 pub use error::{ConfigError, Located};
 pub use grant::{Capability, Grant, GrantError};
 pub use load::{
-    INLINE_SOURCE, LoadedConfig, global_config_dir, load, load_from_str, load_with_env,
-    project_root,
+    INLINE_SOURCE, LoadedConfig, global_config_dir, load, load_from_str, load_with_data_dir,
+    load_with_env, project_root,
 };
 pub use manifest::{
     Access, Capabilities, HookCaps, HookMode, Kind, Limits, Manifest, ToolTraits, is_plugin_name,
@@ -53,4 +56,5 @@ pub use schema::{
     RetryConfig, SandboxConfig, SandboxMode, SourceConfig, Tokenizer, ToolOutputConfig,
     deserialize_model_ref,
 };
+pub use trust::{ProjectTrust, TrustItem, TrustState};
 pub use warning::Warning;

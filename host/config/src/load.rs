@@ -19,7 +19,9 @@ use crate::merge::merge;
 use crate::opencode_json::{self, is_opencode_file};
 use crate::origin::Origins;
 use crate::schema::Config;
-use crate::substitute::{EnvLookup, resolve_path, substitute};
+use crate::substitute::{EnvLookup, Tokens, resolve_path, substitute_with};
+use crate::trust::ProjectTrust;
+use crate::trust::assess::Assessment;
 use crate::warning::Warning;
 
 /// Name under which inline `WARD_CONFIG_CONTENT` appears in errors and sources.
@@ -40,6 +42,8 @@ pub struct LoadedConfig {
     pub origins: Origins,
     /// Settings of OpenCode files that Ward does not act on, each located.
     pub warnings: Vec<Warning>,
+    /// What the project's own files ask for, and whether a person trusted it.
+    pub trust: ProjectTrust,
 }
 
 /// Loads the configuration for `cwd` using the process environment.
@@ -48,43 +52,91 @@ pub fn load(cwd: &Path) -> Result<LoadedConfig, ConfigError> {
     load_with_env(cwd, &env)
 }
 
+/// Loads the configuration for `cwd` using the process environment, with the trust
+/// decisions of the data directory `data_dir` (an engine told where its data lives
+/// reads the decisions recorded there, not where the environment points).
+pub fn load_with_data_dir(cwd: &Path, data_dir: &Path) -> Result<LoadedConfig, ConfigError> {
+    let data = data_dir.to_string_lossy().into_owned();
+    let env = |name: &str| match name {
+        "WARD_DATA_DIR" => Some(data.clone()),
+        _ => std::env::var(name).ok(),
+    };
+    load_with_env(cwd, &env)
+}
+
 /// Loads the configuration for `cwd`, reading environment variables
-/// (`HOME`, `XDG_CONFIG_HOME`, `WARD_CONFIG`, `WARD_CONFIG_CONTENT` and any
-/// `{env:…}`) through `env` so callers and tests control them.
+/// (`HOME`, `XDG_CONFIG_HOME`, `WARD_CONFIG`, `WARD_CONFIG_CONTENT`, the data
+/// directory's and any `{env:…}`) through `env` so callers and tests control them.
+///
+/// The project's own layers count in full only when a person trusted what they ask
+/// for (see [`trust`](crate::trust)); otherwise only what tightens is merged.
 pub fn load_with_env(cwd: &Path, env: EnvLookup<'_>) -> Result<LoadedConfig, ConfigError> {
     let cwd = std::path::absolute(cwd).map_err(|source| ConfigError::Io {
         file: cwd.to_path_buf(),
         source,
     })?;
     let project_root = project_root(&cwd);
+    let files = layer_files(&cwd, &project_root, env);
+
+    let mut read = Vec::new();
+    for (file, scope) in files {
+        let text = std::fs::read_to_string(&file).map_err(|source| ConfigError::Io {
+            file: file.clone(),
+            source,
+        })?;
+        read.push((file, scope, text));
+    }
+    let inline = env(INLINE_SOURCE);
+
+    // The user's own layers, merged, are what the project is measured against.
+    let mut user = toml::Table::new();
+    for (file, scope, text) in &read {
+        if *scope == Scope::User {
+            let mut ignored = Origins::default();
+            let loaded = read_layer(file, text, &cwd, env, Tokens::Resolve, &mut ignored)?;
+            merge(&mut user, loaded.table);
+        }
+    }
+    if let Some(content) = &inline {
+        let mut ignored = Origins::default();
+        let file = Path::new(INLINE_SOURCE);
+        merge(
+            &mut user,
+            read_layer(file, content, &cwd, env, Tokens::Resolve, &mut ignored)?.table,
+        );
+    }
+    let mut assessment = Assessment::new(&project_root, &user);
+    for (file, scope, text) in &read {
+        if *scope == Scope::Project {
+            assessment.layer(file, text, &cwd, env)?;
+        }
+    }
+    let mut trust = assessment.finish(env);
 
     let mut merged = toml::Table::new();
     let mut sources = Vec::new();
     let mut origins = Origins::default();
     let mut warnings = Vec::new();
-    for file in layer_files(&cwd, &project_root, env) {
-        let text = std::fs::read_to_string(&file).map_err(|source| ConfigError::Io {
-            file: file.clone(),
-            source,
-        })?;
-        let base_dir = file.parent().unwrap_or(&cwd);
-        let table = if is_opencode_file(&file) {
-            let converted = opencode_json::layer(&file, &text, base_dir, env)?;
-            for (path, at) in converted.origins {
-                origins.insert(path, at);
-            }
-            warnings.extend(converted.warnings);
-            converted.table
-        } else {
-            layer(&file, &text, base_dir, env, &mut origins)?
+    let mut tight = std::mem::take(&mut trust.tight).into_iter();
+    for (file, scope, text) in &read {
+        let layer = match scope {
+            Scope::Project if trust.project.restricted() => match tight.next() {
+                Some(layer) => layer,
+                None => continue,
+            },
+            _ => read_layer(file, text, &cwd, env, Tokens::Resolve, &mut origins)?,
         };
-        merge(&mut merged, table);
-        sources.push(file);
+        for (path, at) in layer.origins {
+            origins.insert(path, at);
+        }
+        warnings.extend(layer.warnings);
+        merge(&mut merged, layer.table);
+        sources.push(file.clone());
     }
-    if let Some(content) = env(INLINE_SOURCE) {
+    if let Some(content) = &inline {
         merge(
             &mut merged,
-            layer(Path::new(INLINE_SOURCE), &content, &cwd, env, &mut origins)?,
+            layer(Path::new(INLINE_SOURCE), content, &cwd, env, &mut origins)?,
         );
         sources.push(PathBuf::from(INLINE_SOURCE));
     }
@@ -95,6 +147,7 @@ pub fn load_with_env(cwd: &Path, env: EnvLookup<'_>) -> Result<LoadedConfig, Con
         project_root,
         origins,
         warnings,
+        trust: trust.project,
     })
 }
 
@@ -137,37 +190,49 @@ pub fn project_root(cwd: &Path) -> PathBuf {
         .to_path_buf()
 }
 
-/// The configuration files to read, lowest precedence first.
+/// Whose words a layer is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Scope {
+    /// The user's: the global files and the one `WARD_CONFIG` names.
+    User,
+    /// The repository's: any file in the project tree or above it.
+    Project,
+}
+
+/// The configuration files to read, lowest precedence first, with whose they are.
 ///
 /// A file reached twice (say, `WARD_CONFIG` naming the project's `ward.toml`)
 /// is read once, at its highest-precedence position.
-fn layer_files(cwd: &Path, project_root: &Path, env: EnvLookup<'_>) -> Vec<PathBuf> {
+fn layer_files(cwd: &Path, project_root: &Path, env: EnvLookup<'_>) -> Vec<(PathBuf, Scope)> {
     let mut files = Vec::new();
-    let opencode_files = |dir: &Path| {
+    let opencode_files = |dir: &Path, scope: Scope| {
         opencode_json::FILE_NAMES
             .iter()
-            .map(|name| dir.join(name))
+            .map(|name| (dir.join(name), scope))
             .collect::<Vec<_>>()
     };
     if let Some(dir) = global_config_dir(env) {
         if let Some(opencode) = crate::opencode::global_dir(&dir) {
-            files.extend(opencode_files(&opencode));
+            files.extend(opencode_files(&opencode, Scope::User));
         }
-        files.push(dir.join("ward.toml"));
+        files.push((dir.join("ward.toml"), Scope::User));
     }
-    files.extend(opencode_files(project_root));
-    let mut walked: Vec<PathBuf> = cwd.ancestors().map(|dir| dir.join("ward.toml")).collect();
+    files.extend(opencode_files(project_root, Scope::Project));
+    let mut walked: Vec<(PathBuf, Scope)> = cwd
+        .ancestors()
+        .map(|dir| (dir.join("ward.toml"), Scope::Project))
+        .collect();
     walked.reverse();
     files.extend(walked);
-    files.push(project_root.join(".ward").join("ward.toml"));
-    files.retain(|file| file.is_file());
+    files.push((project_root.join(".ward").join("ward.toml"), Scope::Project));
+    files.retain(|(file, _)| file.is_file());
     // An explicitly named file must exist: a missing one is reported.
     if let Some(explicit) = env("WARD_CONFIG").filter(|name| !name.is_empty()) {
-        files.push(cwd.join(explicit));
+        files.push((cwd.join(explicit), Scope::User));
     }
 
     let identity = |file: &Path| std::fs::canonicalize(file).unwrap_or_else(|_| file.to_path_buf());
-    let ids: Vec<PathBuf> = files.iter().map(|file| identity(file)).collect();
+    let ids: Vec<PathBuf> = files.iter().map(|(file, _)| identity(file)).collect();
     let mut keep = Vec::new();
     for (i, file) in files.iter().enumerate() {
         if !ids[i + 1..].contains(&ids[i]) {
@@ -175,6 +240,40 @@ fn layer_files(cwd: &Path, project_root: &Path, env: EnvLookup<'_>) -> Vec<PathB
         }
     }
     keep
+}
+
+/// One layer read: its table, where its keys were written, and its warnings.
+pub(crate) struct ReadLayer {
+    pub(crate) table: toml::Table,
+    pub(crate) origins: Vec<(Vec<String>, crate::error::Located)>,
+    pub(crate) warnings: Vec<Warning>,
+}
+
+/// Reads one layer of either format; a `ward.toml` layer's key locations go straight
+/// into `origins`, an OpenCode file's come back in the result.
+pub(crate) fn read_layer(
+    file: &Path,
+    text: &str,
+    cwd: &Path,
+    env: EnvLookup<'_>,
+    tokens: Tokens,
+    origins: &mut Origins,
+) -> Result<ReadLayer, ConfigError> {
+    let base_dir = file.parent().unwrap_or(cwd);
+    if is_opencode_file(file) {
+        let converted = opencode_json::layer(file, text, base_dir, env, tokens)?;
+        origins.mark_substituted(file, converted.substituted);
+        return Ok(ReadLayer {
+            table: converted.table,
+            origins: converted.origins,
+            warnings: converted.warnings,
+        });
+    }
+    Ok(ReadLayer {
+        table: layer_with(file, text, base_dir, env, tokens, origins)?,
+        origins: Vec::new(),
+        warnings: Vec::new(),
+    })
 }
 
 /// Substitutes, parses and validates one layer, returning its table with
@@ -187,7 +286,19 @@ fn layer(
     env: EnvLookup<'_>,
     origins: &mut Origins,
 ) -> Result<toml::Table, ConfigError> {
-    let substituted = substitute(file, text, base_dir, env)?;
+    layer_with(file, text, base_dir, env, Tokens::Resolve, origins)
+}
+
+/// [`layer`], resolving or holding `{env:…}`/`{file:…}` as `tokens` says.
+fn layer_with(
+    file: &Path,
+    text: &str,
+    base_dir: &Path,
+    env: EnvLookup<'_>,
+    tokens: Tokens,
+    origins: &mut Origins,
+) -> Result<toml::Table, ConfigError> {
+    let substituted = substitute_with(file, text, base_dir, env, tokens)?;
     let source = Source {
         file,
         original: text,

@@ -5,19 +5,30 @@
 //! model's output limit exceed its context window?) see only the merged
 //! [`Config`](crate::Config); [`Origins`] lets them still name the file, line
 //! and column that set the offending key.
+//!
+//! They also remember which values came from `{env:…}` or `{file:…}`
+//! substitution, so that `ward config show` and `GET /config` can hide them
+//! ([`crate::show::redact`]): such a value is typically a secret, and the file that
+//! names it does not show it.
 
 use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
 
+use toml::Spanned;
 use toml::de::{DeTable, DeValue};
 
 use crate::diagnose::Source;
 use crate::error::Located;
+use crate::substitute::SourceMap;
 
 /// The location of every table key in the merged configuration, taken from
 /// the highest-precedence layer that set it.
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct Origins {
     keys: BTreeMap<Vec<String>, Located>,
+    /// Values spelt, at least in part, by substitution: the value's path (an
+    /// array element by its index) and the layer file that wrote it.
+    substituted: BTreeMap<Vec<String>, PathBuf>,
 }
 
 impl Origins {
@@ -44,14 +55,85 @@ impl Origins {
         self.keys.iter().map(|(path, at)| (path.as_slice(), at))
     }
 
-    /// Records the keys of one layer, overriding earlier layers' locations.
+    /// Whether the value at `path` (an array element by its index, `["mcp",
+    /// "db", "command", "2"]`) came from `{env:…}` or `{file:…}` substitution in
+    /// the layer that set it last.
+    pub fn is_substituted(&self, path: &[&str]) -> bool {
+        let owned: Vec<String> = path.iter().map(|key| (*key).to_owned()).collect();
+        let Some(file) = self.substituted.get(&owned) else {
+            return false;
+        };
+        // A later layer that set the key holding the value replaced the value:
+        // the mark counts only while the nearest key above it is still the
+        // marking layer's. (Array elements have no key of their own.)
+        (1..=path.len())
+            .rev()
+            .find_map(|len| self.get(&path[..len]))
+            .is_some_and(|at| at.file == *file)
+    }
+
+    /// Records that the layer `file` spelt the values at `paths` by
+    /// substitution (an OpenCode layer's come from its converter).
+    pub(crate) fn mark_substituted(
+        &mut self,
+        file: &Path,
+        paths: impl IntoIterator<Item = Vec<String>>,
+    ) {
+        for path in paths {
+            self.substituted.insert(path, file.to_path_buf());
+        }
+    }
+
+    /// Records the keys of one layer, overriding earlier layers' locations,
+    /// and which of its values came from substitution.
     pub(crate) fn record(&mut self, source: &Source<'_>) {
         // The layer was parsed successfully just before, so this cannot fail;
-        // if it somehow did, errors would merely lack a location.
+        // if it somehow did, errors would merely lack a location (and values
+        // their mark: the fixed secret fields are hidden regardless).
         if let Ok(doc) = DeTable::parse(source.text) {
             let newlines = crate::error::newlines(source.original);
             let at = |offset| source.locate_in(&newlines, offset);
             walk(doc.get_ref(), &mut Vec::new(), &at, &mut self.keys);
+            if let Some(map) = source.map {
+                let mut marked = Vec::new();
+                for (key, value) in doc.get_ref().iter() {
+                    let mut path = vec![key.get_ref().to_string()];
+                    mark(value, &mut path, map, &mut marked);
+                }
+                self.mark_substituted(source.file, marked);
+            }
+        }
+    }
+}
+
+/// Collects the paths of the scalar values under `value` that substitution
+/// wrote (an array element by its index).
+fn mark(
+    value: &Spanned<DeValue<'_>>,
+    path: &mut Vec<String>,
+    map: &SourceMap,
+    out: &mut Vec<Vec<String>>,
+) {
+    match value.get_ref() {
+        DeValue::Table(table) => {
+            for (key, inner) in table.iter() {
+                path.push(key.get_ref().to_string());
+                mark(inner, path, map, out);
+                path.pop();
+            }
+        }
+        DeValue::Array(items) => {
+            for (index, inner) in items.iter().enumerate() {
+                path.push(index.to_string());
+                mark(inner, path, map, out);
+                path.pop();
+            }
+        }
+        _ => {
+            let span = value.span();
+            if map.substituted_within(span.start, span.end) {
+                out.push(path.clone());
+            }
         }
     }
 }

@@ -4,18 +4,23 @@
 //! Every leaf of the effective [`Config`](crate::Config) is listed — including
 //! values no file set, marked as defaults — under its dotted TOML key, with the
 //! `file:line:column` of the highest-precedence layer that wrote it (a
-//! `ward.toml` or an OpenCode file). Secrets (`api_key`, header and environment
-//! values) are not printed, only whether they are set.
+//! `ward.toml` or an OpenCode file). Secrets are not printed, only whether they
+//! are set: [`redact`] decides which values are secret, for this listing, for the
+//! server's `GET /config` and for log lines alike.
+
+pub mod redact;
 
 use crate::error::Located;
 use crate::load::LoadedConfig;
+use redact::{Redaction, Redactor};
 
 /// One line of `ward config show`.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Setting {
     /// The dotted key, quoted where TOML needs it (`permission.bash."git *"`).
     pub key: String,
-    /// The value as TOML (or `(hidden)` for a secret).
+    /// The value as TOML: `(hidden)` for a secret, and the secrets inside an
+    /// array or a URL replaced by [`redact::REDACTED`].
     pub value: String,
     /// Where it was set; `None` for a built-in default.
     pub origin: Option<Located>,
@@ -38,16 +43,26 @@ fn walk(
     loaded: &LoadedConfig,
     out: &mut Vec<Setting>,
 ) {
+    let redactor = Redactor::new(loaded);
     for (key, value) in table {
         path.push(key.clone());
         match value {
             toml::Value::Table(inner) if !inner.is_empty() => walk(inner, path, loaded, out),
             _ => {
                 let keys: Vec<&str> = path.iter().map(String::as_str).collect();
-                let value = if is_secret(&keys) {
-                    "(hidden)".to_owned()
-                } else {
-                    value.to_string()
+                let value = match value {
+                    toml::Value::String(text) => match redactor.string(&keys, text) {
+                        Redaction::Shown => value.to_string(),
+                        // Unquoted, so it cannot be mistaken for the value.
+                        Redaction::Hidden => "(hidden)".to_owned(),
+                        Redaction::Masked(masked) => toml::Value::String(masked).to_string(),
+                    },
+                    // An array (or empty table) hides its secrets element by element.
+                    _ => {
+                        let mut shown = value.clone();
+                        redactor.toml(&mut path.clone(), &mut shown);
+                        shown.to_string()
+                    }
                 };
                 out.push(Setting {
                     key: path.iter().map(|k| quote(k)).collect::<Vec<_>>().join("."),
@@ -58,16 +73,6 @@ fn walk(
         }
         path.pop();
     }
-}
-
-/// API keys, and header and environment values, which commonly hold tokens.
-fn is_secret(path: &[&str]) -> bool {
-    path.last() == Some(&"api_key")
-        || path
-            .iter()
-            .rev()
-            .nth(1)
-            .is_some_and(|parent| *parent == "headers" || *parent == "environment")
 }
 
 /// A key as TOML needs it written.
@@ -90,17 +95,24 @@ mod tests {
 
     #[test]
     fn each_value_names_the_file_and_line_that_set_it() {
+        // The user's global files, which count in full whether or not the
+        // project is trusted.
         let dir = TempDir::new();
-        dir.write(".git/HEAD", "");
+        dir.write("project/.git/HEAD", "");
         dir.write(
-            "opencode.json",
+            "config/opencode/opencode.json",
             "{\n  \"model\": \"oc/m\",\n  \"small_model\": \"oc/s\",\n  \"provider\": { \"oc\": { \"options\": { \"apiKey\": \"sk-1\" } } }\n}",
         );
         dir.write(
-            "ward.toml",
+            "config/ward/ward.toml",
             "model = \"w/m\"\n[permission]\nbash = { \"git *\" = \"deny\" }\n",
         );
-        let loaded = crate::load_with_env(dir.path(), &env(&[])).unwrap();
+        let config = dir.path().join("config").to_string_lossy().into_owned();
+        let loaded = crate::load_with_env(
+            &dir.path().join("project"),
+            &env(&[("XDG_CONFIG_HOME", &config)]),
+        )
+        .unwrap();
         let shown: Vec<String> = settings(&loaded)
             .iter()
             .map(|s| {

@@ -63,6 +63,15 @@ impl SourceMap {
         }
         mapped
     }
+
+    /// Whether any substituted value lies (even partly) in the byte range
+    /// `start..end` of the substituted text: the value spelt there came, at least
+    /// in part, from a `{env:…}` or `{file:…}` token, so it may be a secret.
+    pub(crate) fn substituted_within(&self, start: usize, end: usize) -> bool {
+        self.edits
+            .iter()
+            .any(|edit| edit.out_start < end && start < edit.out_end)
+    }
 }
 
 /// Where the scanner is in the TOML text.
@@ -87,6 +96,31 @@ pub fn substitute(
     text: &str,
     base_dir: &Path,
     env: EnvLookup<'_>,
+) -> Result<Substituted, ConfigError> {
+    substitute_with(file, text, base_dir, env, Tokens::Resolve)
+}
+
+/// What a `{env:…}` or `{file:…}` token becomes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Tokens {
+    /// Its value: the variable, or the file's content.
+    Resolve,
+    /// A held marker (the token between two [`HELD`] characters): nothing is read,
+    /// for a layer not yet trusted, whose keys holding a marker are then set aside.
+    Hold,
+}
+
+/// Brackets a held token in a value. A Unicode noncharacter: it never appears in
+/// text a person wrote, so a marker cannot be forged or mistaken.
+pub(crate) const HELD: char = '\u{FDD0}';
+
+/// [`substitute`], resolving or holding tokens as `tokens` says.
+pub(crate) fn substitute_with(
+    file: &Path,
+    text: &str,
+    base_dir: &Path,
+    env: EnvLookup<'_>,
+    tokens: Tokens,
 ) -> Result<Substituted, ConfigError> {
     let bytes = text.as_bytes();
     let mut out = String::with_capacity(text.len());
@@ -115,7 +149,20 @@ pub fn substitute(
             (c, b'{') if c != Ctx::Comment => {
                 if let Some(token) = Token::parse(rest) {
                     let at = || Located::from_offset(file, text, i);
-                    let value = token.resolve(base_dir, env, at)?;
+                    if tokens == Tokens::Hold && !matches!(ctx, Ctx::Basic | Ctx::MultiBasic) {
+                        return Err(ConfigError::Substitution {
+                            at: at(),
+                            message: format!(
+                                "{} outside a basic string (\"…\") in a project file that is \
+                                 not trusted: run `ward trust` to use it",
+                                token.describe()
+                            ),
+                        });
+                    }
+                    let value = match tokens {
+                        Tokens::Resolve => token.resolve(base_dir, env, at)?,
+                        Tokens::Hold => token.held(),
+                    };
                     let encoded = encode(&value, ctx, &token, at)?;
                     out.push_str(&text[copied..i]);
                     let out_start = out.len();
@@ -195,6 +242,11 @@ impl<'a> Token<'a> {
         }
     }
 
+    /// The marker standing for this token in a held layer.
+    fn held(&self) -> String {
+        format!("{HELD}{}{HELD}", self.describe())
+    }
+
     fn resolve(
         &self,
         base_dir: &Path,
@@ -242,6 +294,14 @@ pub(crate) fn resolve_path(path: &str, base_dir: &Path, env: EnvLookup<'_>) -> O
     Some(base_dir.join(path))
 }
 
+/// Whether one already-decoded string value holds a `{env:…}` or `{file:…}`
+/// token, i.e. whether [`substitute_value`] changes it.
+pub(crate) fn has_token(value: &str) -> bool {
+    value
+        .match_indices('{')
+        .any(|(start, _)| Token::parse(&value[start..]).is_some())
+}
+
 /// Replaces `{env:VAR}` and `{file:path}` tokens in one already-decoded string
 /// value (of a JSON file, where there is no TOML string to escape for): the value
 /// is inserted as it is, and never scanned again. `at` locates the value.
@@ -249,6 +309,7 @@ pub(crate) fn substitute_value(
     value: &str,
     base_dir: &Path,
     env: EnvLookup<'_>,
+    tokens: Tokens,
     at: impl Fn() -> Located,
 ) -> Result<String, ConfigError> {
     let mut out = String::with_capacity(value.len());
@@ -258,7 +319,10 @@ pub(crate) fn substitute_value(
         rest = &rest[start..];
         match Token::parse(rest) {
             Some(token) => {
-                out.push_str(&token.resolve(base_dir, env, &at)?);
+                match tokens {
+                    Tokens::Resolve => out.push_str(&token.resolve(base_dir, env, &at)?),
+                    Tokens::Hold => out.push_str(&token.held()),
+                }
                 rest = &rest[token.len..];
             }
             None => {

@@ -80,6 +80,10 @@ pub enum EngineError {
          on PATH): nothing to revert files from"
     )]
     SnapshotsOff,
+    /// Undo or redo would restore files from a snapshot this data directory did not
+    /// take (an imported session's): refused, nothing changed.
+    #[error(transparent)]
+    ForeignSnapshot(#[from] crate::provenance::ForeignSnapshot),
 }
 
 impl EngineError {
@@ -114,6 +118,7 @@ impl EngineError {
                 | EngineError::Attachment(_)
                 | EngineError::Manage(_)
                 | EngineError::Busy { .. }
+                | EngineError::ForeignSnapshot(_)
                 | EngineError::Question(ward_session::question::QuestionError::WrongCount { .. })
         )
     }

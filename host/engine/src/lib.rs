@@ -24,6 +24,7 @@ mod options;
 mod origins;
 pub mod paths;
 mod plugins;
+mod provenance;
 mod questions;
 mod revert;
 mod runners;
@@ -41,6 +42,7 @@ pub use engine::{Engine, Opened, PendingPrompt, PromptRequest, Turn, open_store}
 pub use error::{AgentError, EngineError, ModelError};
 pub use options::EngineOptions;
 pub use origins::located_rules;
+pub use provenance::ForeignSnapshot;
 pub use revert::Undone;
 pub use workspace::{Settings, Workspace, primary_agent, rules};
 

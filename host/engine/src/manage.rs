@@ -10,8 +10,8 @@ use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 
 use ward_store::{
-    Blobs, IdKind, Message, MessageInfo, Session, SessionRecords, SqliteStore, Store, StoreError,
-    new_id,
+    Blobs, IdKind, ImportedSession, Message, MessageInfo, Session, SessionRecords, SqliteStore,
+    Store, StoreError, new_id,
 };
 
 use crate::engine::Engine;
@@ -109,7 +109,8 @@ pub fn delete(store: &SqliteStore, blobs: &Blobs, id: &str) -> Result<(), Manage
 /// "TITLE (fork #n)". Assistant messages point at their copied user message;
 /// compaction points whose summary is copied come along; the task list and the
 /// subagents' sessions do not (a copied `task` call still names the original's
-/// child session, which is only read).
+/// child session, which is only read). Copies of imported messages stay imported:
+/// the fork's undo no more restores their snapshots than the original's does.
 pub fn fork(store: &SqliteStore, id: &str, message: Option<&str>) -> Result<Session, ManageError> {
     let source = store.get_session(id)?;
     let mut messages = store.messages(id, None)?;
@@ -122,6 +123,7 @@ pub fn fork(store: &SqliteStore, id: &str, message: Option<&str>) -> Result<Sess
         };
         messages.truncate(at);
     }
+    let imported = store.imported(id)?;
     let mut session = Session::new(source.directory.clone(), source.agent.clone());
     session.title = forked_title(&source.title);
     session.model = source.model.clone();
@@ -129,9 +131,13 @@ pub fn fork(store: &SqliteStore, id: &str, message: Option<&str>) -> Result<Sess
     // New ids are made in the source's order, so the copy sorts the same way.
     let mut ids: HashMap<String, String> = HashMap::new();
     let mut copied = Vec::with_capacity(messages.len());
+    let mut through_message = None;
     for m in messages {
         let new = new_id(IdKind::Message);
         ids.insert(m.info.id().to_string(), new.clone());
+        if imported.as_ref().is_some_and(|i| i.holds(m.info.id())) {
+            through_message = Some(new.clone());
+        }
         let info = match m.info {
             MessageInfo::User(mut u) => {
                 u.id = new.clone();
@@ -176,11 +182,18 @@ pub fn fork(store: &SqliteStore, id: &str, message: Option<&str>) -> Result<Sess
             });
         }
     }
+    // The fork starts unreverted: only the imported messages' mark is carried.
+    let imported = through_message.map(|through| ImportedSession {
+        session_id: session.id.clone(),
+        through_message: Some(through),
+        revert_snapshot: None,
+    });
     store.insert_records(&SessionRecords {
         sessions: vec![session.clone()],
         messages: copied,
         todos: Vec::new(),
         compactions,
+        imported: imported.into_iter().collect(),
     })?;
     Ok(session)
 }

@@ -31,7 +31,12 @@ pub(crate) fn grants(
             ))
         })
         .collect();
-    match ward_market::Lock::load(&config.project_root) {
+    // An untrusted project's lock is the repository's word, not a person's grant.
+    let lock = match config.trust.restricted() {
+        true => Ok(ward_market::Lock::default()),
+        false => ward_market::Lock::load(&config.project_root),
+    };
+    match lock {
         Ok(lock) => {
             for entry in &lock.plugins {
                 if grants.contains_key(&entry.name) {
@@ -71,7 +76,10 @@ pub(crate) fn search_path(config: &LoadedConfig) -> Vec<(Origin, PathBuf)> {
     if let Some(dir) = ward_config::global_config_dir(&|k| std::env::var(k).ok()) {
         search.push((Origin::User, dir.join("plugins")));
     }
-    search.push((Origin::Project, config.project_root.join(".ward/plugins")));
+    // An untrusted project's plugins do not load (named by the trust warning).
+    if !config.trust.restricted() {
+        search.push((Origin::Project, config.project_root.join(".ward/plugins")));
+    }
     for p in &config.config.plugin_paths {
         search.push((Origin::Config, PathBuf::from(p)));
     }

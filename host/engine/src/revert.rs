@@ -11,6 +11,10 @@
 //! steps comes back as it was before the first of them, a file a step created is
 //! removed and one it deleted comes back. Before restoring, the files are
 //! snapshotted once more: unrevert restores the same files from that snapshot.
+//!
+//! Only snapshots this data directory took are restored from, and never those an
+//! imported session's history names ([`crate::provenance`]): such a revert or
+//! unrevert is refused before anything is written.
 
 use std::collections::BTreeMap;
 
@@ -18,6 +22,7 @@ use ward_store::{Message, PartKind, Session, SessionRevert, SqliteStore, Store};
 
 use crate::engine::Engine;
 use crate::error::EngineError;
+use crate::provenance::Provenance;
 
 impl Engine {
     /// Rolls session `id` back to just before message `message_id` (or, with
@@ -53,9 +58,20 @@ impl Engine {
         if snapshots.is_off() {
             return Err(EngineError::SnapshotsOff);
         }
+        let provenance = Provenance::load(&self.shared.store, id, &snapshots.taken)?;
+        let names: Vec<String> = files.keys().cloned().collect();
+        provenance.check_patches(
+            patches(&messages[start..], part_id).map(|(message, hash, _)| (message, hash)),
+            &names,
+        )?;
         let restore: Vec<(String, String)> =
             files.iter().map(|(f, h)| (f.clone(), h.clone())).collect();
-        let kept = earlier.as_ref().and_then(|e| e.snapshot.clone());
+        // An earlier snapshot not taken here (the revert point an import came with)
+        // is not one unrevert may restore from: a new one is taken instead.
+        let kept = earlier
+            .as_ref()
+            .and_then(|e| e.snapshot.clone())
+            .filter(|s| provenance.may_restore(s));
         let snapshot = tokio::task::spawn_blocking(move || {
             let snapshot = match kept {
                 Some(s) => s,
@@ -148,6 +164,8 @@ impl Engine {
         };
         if let Some(snapshot) = revert.snapshot {
             let snapshots = self.shared.snapshots.clone();
+            Provenance::load(&self.shared.store, id, &snapshots.taken)?
+                .check_snapshot(&snapshot, &revert.files)?;
             let files: Vec<(String, String)> = revert
                 .files
                 .into_iter()
@@ -190,23 +208,36 @@ fn prompt_text(message: &Message) -> String {
     texts.join("\n")
 }
 
+/// The `patch` parts of `messages` (from `part_id` on in the first one), in order:
+/// each as the message holding it, the snapshot it names and the files it lists.
+fn patches<'a>(
+    messages: &'a [Message],
+    part_id: Option<&'a str>,
+) -> impl Iterator<Item = (&'a str, &'a str, &'a [String])> {
+    messages.iter().enumerate().flat_map(move |(i, message)| {
+        message.parts.iter().filter_map(move |part| {
+            if i == 0 && part_id.is_some_and(|first| part.id.as_str() < first) {
+                return None;
+            }
+            match &part.kind {
+                PartKind::Patch { hash, files } => {
+                    Some((message.info.id(), hash.as_str(), files.as_slice()))
+                }
+                _ => None,
+            }
+        })
+    })
+}
+
 /// Each file the `patch` parts of `messages` (from `part_id` on in the first one)
 /// name, with the earliest snapshot that names it: the state to restore.
 fn patched_files(messages: &[Message], part_id: Option<&str>) -> BTreeMap<String, String> {
     let mut files = BTreeMap::new();
-    for (i, message) in messages.iter().enumerate() {
-        for part in &message.parts {
-            if i == 0
-                && let Some(first) = part_id
-                && part.id.as_str() < first
-            {
-                continue;
-            }
-            if let PartKind::Patch { hash, files: names } = &part.kind {
-                for name in names {
-                    files.entry(name.clone()).or_insert_with(|| hash.clone());
-                }
-            }
+    for (_, hash, names) in patches(messages, part_id) {
+        for name in names {
+            files
+                .entry(name.clone())
+                .or_insert_with(|| hash.to_string());
         }
     }
     files
@@ -248,3 +279,6 @@ fn not_found(kind: &'static str, id: &str) -> EngineError {
         id: id.to_string(),
     })
 }
+
+#[cfg(test)]
+mod tests;

@@ -1,6 +1,7 @@
 //! The process sandbox settings of a run: `[sandbox]` from the configuration, the
-//! helper binary that confines commands, and Ward's own state directories kept
-//! read-only.
+//! helper binary that confines commands, Ward's global configuration kept read-only and
+//! its data directory hidden (but the saved tool outputs, which the `bash` tool's
+//! commands may read: the model is told to page through them).
 
 use std::path::{Path, PathBuf};
 
@@ -17,15 +18,18 @@ pub fn helper_beside_this_binary() -> Result<PathBuf, EngineError> {
     Ok(ward_sandbox::helper_beside(&ward))
 }
 
+/// Where full tool outputs are saved, beneath the data directory.
+pub const TOOL_OUTPUT_DIR: &str = "tool-output";
+
 /// The sandbox settings for `config`, confining through `helper`, with `data_dir`
-/// (and the global config directory) read-only for every process.
+/// hidden from every process (its saved tool outputs readable by the `bash` tool's
+/// commands) and the global config directory read-only.
 pub fn settings(config: &LoadedConfig, data_dir: &Path, helper: PathBuf) -> SandboxSettings {
     let section = &config.config.sandbox;
     let project = &config.project_root;
-    let mut state_dirs = vec![data_dir.to_path_buf()];
-    if let Some(global) = ward_config::global_config_dir(&|k| std::env::var(k).ok()) {
-        state_dirs.push(global);
-    }
+    let state_dirs: Vec<PathBuf> = ward_config::global_config_dir(&|k| std::env::var(k).ok())
+        .into_iter()
+        .collect();
     let defaults = SandboxSettings::default();
     SandboxSettings {
         helper: Some(helper),
@@ -45,6 +49,8 @@ pub fn settings(config: &LoadedConfig, data_dir: &Path, helper: PathBuf) -> Sand
             None => defaults.hidden,
         },
         state_dirs,
+        private: vec![data_dir.to_path_buf()],
+        shown_to_commands: vec![data_dir.join(TOOL_OUTPUT_DIR)],
     }
 }
 

@@ -1,7 +1,8 @@
 //! The project's snapshot store as the loop sees it ([`StepSnapshots`]): what a
 //! failure means for a run (a one-time warning, then no snapshots — a run never
-//! fails because its files could not be snapshotted) and the note for each file
-//! left out for its size.
+//! fails because its files could not be snapshotted), the note for each file left
+//! out for its size, and the record of every snapshot taken here (the taken list
+//! undo checks: see [`crate::provenance`]).
 
 use std::collections::HashSet;
 use std::path::Path;
@@ -10,6 +11,8 @@ use std::sync::atomic::{AtomicBool, Ordering};
 
 use ward_session::StepSnapshots;
 use ward_snapshot::{DEFAULT_MAX_FILE_SIZE, SnapshotError, Snapshots};
+
+use crate::provenance::TakenList;
 
 /// A project's snapshots, shared by every runner of an engine.
 pub(crate) struct ProjectSnapshots {
@@ -22,14 +25,18 @@ pub(crate) struct ProjectSnapshots {
     /// The last snapshot taken, while the files are known to be as it has them
     /// (cleared by a restore): the summary compares against it without a new one.
     latest: Mutex<Option<String>>,
+    /// The snapshots this data directory took: the only ones undo restores from.
+    pub(crate) taken: TakenList,
 }
 
 impl ProjectSnapshots {
     /// The store for `project` under `data_dir`, used only if `enabled` (the
     /// configuration's `snapshot`); touches nothing yet.
     pub(crate) fn new(data_dir: &Path, project: &Path, enabled: bool) -> ProjectSnapshots {
+        let store = Snapshots::new(data_dir, project, DEFAULT_MAX_FILE_SIZE);
         ProjectSnapshots {
-            store: Snapshots::new(data_dir, project, DEFAULT_MAX_FILE_SIZE),
+            taken: TakenList::new(store.git_dir()),
+            store,
             off: AtomicBool::new(!enabled),
             noted: Mutex::new(HashSet::new()),
             latest: Mutex::new(None),
@@ -52,6 +59,7 @@ impl ProjectSnapshots {
     /// A snapshot now, for a revert: errors are the caller's to report.
     pub(crate) fn track_now(&self) -> Result<String, SnapshotError> {
         let hash = self.store.track().map(|t| t.hash)?;
+        self.taken.record(&hash)?;
         self.remember(Some(hash.clone()));
         Ok(hash)
     }
@@ -97,6 +105,14 @@ impl StepSnapshots for ProjectSnapshots {
                             );
                         }
                     }
+                }
+                // Unrecorded, the snapshot could never be restored from: the step
+                // is left without one rather than with a patch undo will refuse.
+                if let Err(e) = self.taken.record(&tracked.hash) {
+                    tracing::warn!(
+                        "snapshot: recording it as taken here failed, this step cannot be undone: {e}"
+                    );
+                    return None;
                 }
                 self.remember(Some(tracked.hash.clone()));
                 Some(tracked.hash)

@@ -2,9 +2,11 @@
 //! engine — the same store, permission engine (a subagent's questions go to the same
 //! person), client and running loops.
 //!
-//! A subagent works under its own layers plus two: `task` and `todowrite` denied
-//! (its own rules may allow them again), and every deny of the caller kept last, so
-//! delegating never widens what the session may do.
+//! A subagent works under its own layers plus: `task` and `todowrite` denied (its
+//! own rules may allow them again), then the caller's rules as narrowing layers, so
+//! what the caller would ask about the child asks about too, and what it denies stays
+//! denied: delegating never widens what the session may do (`plan` → `task` →
+//! `general` cannot run unasked what `plan` asks about).
 
 use std::sync::{Arc, Weak};
 
@@ -43,13 +45,30 @@ pub(crate) fn child_rules(shared: &Shared, agent: &AgentInfo, parent: &[Ruleset]
     // After the defaults, the agent's built-in rules and [permission]; before the
     // agent's own configured rules, which may allow them again.
     layers.insert(layers.len().min(3), delegated);
+    layers.extend(caller_narrowing(parent));
+    layers
+}
+
+/// The caller's layers as narrowing ones: its ordinary layers flattened into one, in
+/// order, so the last matching rule decides as it does for the caller (each apart, an
+/// earlier layer's ask would outvote a later allow the caller has); its narrowing
+/// layers as they are; and its denies once more on their own, so a deny the caller's
+/// own narrowing keeps cannot be lost to a later allow in the flattened layer.
+fn caller_narrowing(parent: &[Ruleset]) -> Vec<Ruleset> {
+    let ordinary: Vec<Rule> = parent
+        .iter()
+        .filter(|layer| !layer.narrowing)
+        .flat_map(|layer| layer.rules.iter().cloned())
+        .collect();
     let denies: Vec<Rule> = parent
         .iter()
         .flat_map(|layer| &layer.rules)
         .filter(|rule| rule.action == Action::Deny)
         .cloned()
         .collect();
-    layers.push(Ruleset::new("the calling session's denies", denies));
+    let mut layers = vec![Ruleset::narrowing("the calling session's rules", ordinary)];
+    layers.extend(parent.iter().filter(|layer| layer.narrowing).cloned());
+    layers.push(Ruleset::narrowing("the calling session's denies", denies));
     layers
 }
 
@@ -108,5 +127,61 @@ impl Subagents for EngineSubagents {
                 shared.build_runner(&agent, rules, model, settings).await,
             ))
         })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use ward_permission::{Action, Rule, Ruleset, evaluate};
+
+    use super::caller_narrowing;
+
+    fn child_with(parent: &[Ruleset], child: Vec<Rule>) -> Vec<Ruleset> {
+        let mut layers = vec![Ruleset::new("child", child)];
+        layers.extend(caller_narrowing(parent));
+        layers
+    }
+
+    #[test]
+    fn what_the_caller_asks_about_the_child_asks_about() {
+        // `plan`: bash asks but for `git status`; `general` allows all bash.
+        let plan = vec![
+            Ruleset::new("defaults", vec![Rule::new("bash", "*", Action::Allow)]),
+            Ruleset::new(
+                "agent plan",
+                vec![
+                    Rule::new("bash", "*", Action::Ask),
+                    Rule::new("bash", "git status", Action::Allow),
+                    Rule::new("bash", "rm *", Action::Deny),
+                ],
+            ),
+        ];
+        let child = child_with(&plan, vec![Rule::new("bash", "*", Action::Allow)]);
+        assert_eq!(evaluate("bash", "touch x", &child).action, Action::Ask);
+        assert_eq!(evaluate("bash", "git status", &child).action, Action::Allow);
+        assert_eq!(evaluate("bash", "rm -rf /", &child).action, Action::Deny);
+    }
+
+    #[test]
+    fn the_child_may_still_be_stricter_than_its_caller() {
+        let caller = vec![Ruleset::new(
+            "c",
+            vec![Rule::new("edit", "*", Action::Allow)],
+        )];
+        let child = child_with(&caller, vec![Rule::new("edit", "*", Action::Deny)]);
+        assert_eq!(evaluate("edit", "a.txt", &child).action, Action::Deny);
+    }
+
+    #[test]
+    fn a_deny_the_caller_keeps_by_narrowing_survives() {
+        let caller = vec![
+            Ruleset::new("config", vec![Rule::new("bash", "rm *", Action::Deny)]),
+            Ruleset::new("later", vec![Rule::new("bash", "*", Action::Allow)]),
+            Ruleset::narrowing("guard", vec![Rule::new("bash", "curl *", Action::Deny)]),
+        ];
+        let child = child_with(&caller, vec![Rule::new("bash", "*", Action::Allow)]);
+        assert_eq!(evaluate("bash", "curl x", &child).action, Action::Deny);
+        assert_eq!(evaluate("bash", "rm x", &child).action, Action::Deny);
+        assert_eq!(evaluate("bash", "ls", &child).action, Action::Allow);
     }
 }

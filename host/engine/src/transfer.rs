@@ -15,7 +15,10 @@
 //! An import file is untrusted: it is size-limited, parsed with the JSON position or
 //! field path in every error, its ids must be Ward's shape (no path separators,
 //! control characters or foreign prefixes), unique, and consistently linked, and it
-//! is written in one transaction.
+//! is written in one transaction — with an import mark for every session in it
+//! ([`ward_store::ImportedSession`]): its `patch` parts and revert point name
+//! snapshots another data directory took, history to read, which undo never restores
+//! files from (see [`crate::provenance`]).
 
 use std::collections::HashSet;
 use std::io::Read;
@@ -24,8 +27,8 @@ use std::path::Path;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use ward_store::{
-    CompactionPoint, IdKind, Message, MessageInfo, Session, SessionRecords, SqliteStore, Store,
-    StoreError, Todo,
+    CompactionPoint, IdKind, ImportedSession, Message, MessageInfo, Session, SessionRecords,
+    SqliteStore, Store, StoreError, Todo,
 };
 
 use crate::manage::ManageError;
@@ -379,6 +382,13 @@ fn check_tree(
             ));
         }
     }
+    // Messages are in id order (checked above): the last is where the file's
+    // history of this session ends.
+    records.imported.push(ImportedSession {
+        session_id: sid.clone(),
+        through_message: tree.messages.last().map(|m| m.info.id().to_string()),
+        revert_snapshot: tree.info.revert.as_ref().and_then(|r| r.snapshot.clone()),
+    });
     records.sessions.push(tree.info.clone());
     records.messages.extend(tree.messages.iter().cloned());
     if !tree.todos.is_empty() {

@@ -97,10 +97,14 @@ impl Workspace {
     pub fn session_rules_for(&self, agent: &AgentInfo, session: &[Rule]) -> Arc<Vec<Ruleset>> {
         let configured = self
             .rules
-            .last()
+            .iter()
+            .rfind(|r| !r.narrowing)
             .cloned()
             .unwrap_or_else(|| Ruleset::new("ward.toml", Vec::new()));
-        Arc::new(agent.session_layers(&configured, session))
+        let mut layers = agent.session_layers(&configured, session);
+        // An untrusted project's rules come last: narrowing, they only tighten.
+        layers.extend(self.rules.iter().filter(|r| r.narrowing).cloned());
+        Arc::new(layers)
     }
 
     /// The directories plugins are installed in and found from (the user's, the
@@ -163,6 +167,7 @@ impl Workspace {
         inputs.instructions = self.config.config.instructions.clone();
         inputs.skills = summaries(&self.skills.visible(rules));
         inputs.environment_ahead = self.environment_ahead.clone();
+        inputs.confine_to_project = self.config.trust.restricted();
         SystemPrompt::new(inputs)
     }
 
@@ -258,6 +263,7 @@ impl Workspace {
             &config.project_root,
             global.as_deref(),
             &declared.agents,
+            untrusted_agents(&config),
         );
         errors.extend(agent_warnings.iter().map(ToString::to_string));
         let agent_names: Vec<&str> = agents.list().map(|a| a.name.as_str()).collect();
@@ -313,20 +319,24 @@ pub struct Settings {
 impl Settings {
     /// Loads the configuration and the commands of the project `options` name.
     pub fn load(options: &EngineOptions) -> Result<Self, EngineError> {
-        let config = ward_config::load(&options.directory)?;
-        let rules = Arc::new(rules(&config)?);
         let data_dir = match &options.data_dir {
             Some(dir) => dir.clone(),
             None => crate::paths::data_dir()?,
         };
+        let config = ward_config::load_with_data_dir(&options.directory, &data_dir)?;
+        let rules = Arc::new(rules(&config)?);
         let global = ward_config::global_config_dir(&|k| std::env::var(k).ok());
         let (commands, mut warnings) = CommandRegistry::load_with_config(
             &config.project_root,
             global.as_deref(),
             Some(&config),
         );
-        // OpenCode settings Ward does not act on are reported with the rest.
+        // OpenCode settings Ward does not act on are reported with the rest, after
+        // the one line naming what an untrusted project's files were refused.
         warnings.splice(0..0, config.warnings.iter().cloned());
+        if let Some(held) = config.trust.warning() {
+            warnings.insert(0, ward_config::Warning::new(held));
+        }
         Ok(Settings {
             config,
             models: Models::default(),
@@ -344,10 +354,12 @@ impl Settings {
     /// workspace, but for what plugin components declare (their warnings are left
     /// for [`Workspace::load`] to report).
     pub fn agents_without_components(&self) -> AgentRegistry {
-        let (agents, _) = AgentRegistry::load(
+        let (agents, _) = AgentRegistry::load_with_components(
             &self.config.config,
             &self.config.project_root,
             self.global.as_deref(),
+            &[],
+            untrusted_agents(&self.config),
         );
         agents
     }
@@ -381,8 +393,27 @@ pub fn primary_agent<'a>(
     }
 }
 
-/// The permission layers from the built-in defaults and the loaded config.
+/// The permission layers from the built-in defaults and the loaded config, then, for
+/// a project not trusted, its own rules as a narrowing layer (they can deny and ask,
+/// never allow).
 pub fn rules(config: &LoadedConfig) -> Result<Vec<Ruleset>, EngineError> {
     let configured = Ruleset::from_toml("ward.toml", &config.config.permission)?;
-    Ok(vec![ward_permission::defaults(), configured])
+    let mut layers = vec![ward_permission::defaults(), configured];
+    let held = &config.trust.held.permission;
+    if !held.is_empty() {
+        let project = Ruleset::from_toml("the project (not trusted)", held)?;
+        layers.push(Ruleset::narrowing(project.source, project.rules));
+    }
+    Ok(layers)
+}
+
+/// The agents an untrusted project's configuration defines, to apply narrowed;
+/// `None` when the project is trusted.
+fn untrusted_agents(
+    config: &LoadedConfig,
+) -> Option<&std::collections::BTreeMap<String, ward_config::AgentConfig>> {
+    config
+        .trust
+        .restricted()
+        .then_some(&config.trust.held.agent)
 }

@@ -3,16 +3,13 @@
 //!
 //! By default (no `grant`) the server:
 //! - reads the system directories ([`ward_sandbox::SYSTEM_READ`]), the project, its
-//!   private temporary directory, and its own installation: for the program and every
-//!   argument that names an existing file (not a directory), the directory holding its
-//!   outermost `node_modules` when it is inside one, else the root of the prefix it is
-//!   installed in (`PREFIX` of `PREFIX/bin/PROGRAM`: a Python virtualenv, an nvm Node),
-//!   else the nearest package root above it (a `package.json`, `pyproject.toml` or
-//!   `setup.py`), else the program's own directory — and for an argument, only the
-//!   file itself: naming a file is not evidence that its directory is an
-//!   installation. Symlinks are followed, both the link's and the target's. No
-//!   inferred directory is ever the root, the user's home or a directory above it
-//!   (a script kept in `~` opens the script, not the home);
+//!   private temporary directory, and its own installation as [`crate::installed`]
+//!   finds it: a file named in its arguments opens that file only, not its directory
+//!   or package root (but for a file inside a package npm installed, which opens that
+//!   package as a program would), and the program opens its own package — a command installed as
+//!   `~/.local/bin/x` or `node_modules/.bin/x` is followed to the package it links
+//!   into, never the prefix (`~/.local`, `/usr/local`) or project holding it. Nothing
+//!   inferred is ever the root, the user's home or a directory above it;
 //! - writes only the project and its private temporary directory (Ward's configuration,
 //!   state and `.git` stay read-only, as for every confined process);
 //! - cannot read the user's home (so `~/.ssh`, `~/.aws` and other projects are out of
@@ -33,6 +30,8 @@ use std::sync::atomic::{AtomicU64, Ordering};
 
 use ward_config::{Capability, Grant};
 use ward_sandbox::{Policy, Program, ReadScope, SYSTEM_READ};
+
+use crate::installed::{Bounds, Named, reach};
 
 /// `PATH` after the program's own directory.
 const SYSTEM_PATH: &str = "/usr/local/bin:/usr/bin:/bin";
@@ -107,19 +106,22 @@ pub fn confine(
     read.push(project.to_path_buf());
     read.push(scratch.path().to_path_buf());
     let home = (setting.env)("HOME").map(PathBuf::from);
-    let mut installed = vec![(program.clone(), Named::Program)];
-    installed.extend(
-        command
-            .iter()
-            .skip(1)
-            .map(|arg| (project.join(arg), Named::Argument)),
-    );
-    // Files only: a directory argument (a root a filesystem server serves) is the
-    // user's to grant with `fs-read`, not evidence of an installation.
-    for (path, named) in installed.iter().filter(|(p, _)| p.is_file()) {
-        read.extend(installation(path, *named, home.as_deref()));
-        if let Ok(real) = std::fs::canonicalize(path) {
-            read.extend(installation(&real, *named, home.as_deref()));
+    let program_dir = program.parent().filter(|d| d.is_absolute());
+    let path = match program_dir {
+        Some(dir) => format!("{}:{SYSTEM_PATH}", dir.display()),
+        None => SYSTEM_PATH.to_string(),
+    };
+    let bounds = Bounds {
+        home: home.as_deref(),
+        path: path.as_ref(),
+    };
+    read.extend(reach(&program, Named::Program, &bounds));
+    for arg in command.iter().skip(1) {
+        // Files only: a directory argument (a root a filesystem server serves) is the
+        // user's to grant with `fs-read`, not evidence of an installation.
+        let named = project.join(arg);
+        if named.is_file() {
+            read.extend(reach(&named, Named::Argument, &bounds));
         }
     }
     let mut write = vec![project.to_path_buf(), scratch.path().to_path_buf()];
@@ -129,11 +131,6 @@ pub fn confine(
     let mut set = |k: &str, v: OsString| {
         vars.retain(|(name, _)| name != k);
         vars.push((k.into(), v));
-    };
-    let program_dir = program.parent().filter(|d| d.is_absolute());
-    let path = match program_dir {
-        Some(dir) => format!("{}:{SYSTEM_PATH}", dir.display()),
-        None => SYSTEM_PATH.to_string(),
     };
     set("PATH", path.into());
     set("HOME", scratch.path().into());
@@ -234,60 +231,6 @@ fn is_executable(path: &Path) -> bool {
     std::fs::metadata(path).is_ok_and(|m| m.is_file() && m.permissions().mode() & 0o111 != 0)
 }
 
-/// How a file came to be inferred from: a program's own directory is its installation
-/// when nothing better is found; an argument's is not.
-#[derive(Clone, Copy, PartialEq, Eq, Debug)]
-enum Named {
-    Program,
-    Argument,
-}
-
-/// Files that mark the root of a package a script belongs to.
-const PACKAGE_MARKERS: &[&str] = &["package.json", "pyproject.toml", "setup.py"];
-
-/// The directories that hold the installation the file `path` belongs to.
-fn installation(path: &Path, named: Named, home: Option<&Path>) -> Vec<PathBuf> {
-    // Never the root, the home or a directory above the home: any of those would open
-    // every other project and file of the user's.
-    let too_broad = |dir: &Path| dir.parent().is_none() || home.is_some_and(|h| h.starts_with(dir));
-    let accept = |dir: PathBuf| (!too_broad(&dir)).then_some(dir);
-    // Inside node_modules: the directory holding the outermost one (Node resolves a
-    // package's dependencies by walking up through every node_modules above it), or
-    // the outermost node_modules itself when that directory is the home.
-    let outermost = path
-        .ancestors()
-        .filter(|a| a.file_name().is_some_and(|n| n == "node_modules"))
-        .last();
-    if let Some(modules) = outermost {
-        let root = modules.parent().map(Path::to_path_buf).and_then(accept);
-        return vec![root.unwrap_or_else(|| modules.to_path_buf())];
-    }
-    let Some(dir) = path.parent() else {
-        return vec![path.to_path_buf()];
-    };
-    // PREFIX/bin/PROGRAM: the prefix (a virtualenv's lib/…/site-packages, an nvm
-    // Node's lib/node_modules), unless the prefix is a system directory.
-    if dir.file_name().is_some_and(|n| n == "bin")
-        && let Some(prefix) = dir.parent()
-        && prefix != Path::new("/usr")
-        && prefix != Path::new("/usr/local")
-        && let Some(prefix) = accept(prefix.to_path_buf())
-    {
-        return vec![prefix];
-    }
-    let package = dir
-        .ancestors()
-        .take_while(|a| !too_broad(a))
-        .find(|a| PACKAGE_MARKERS.iter().any(|m| a.join(m).is_file()));
-    if let Some(root) = package {
-        return vec![root.to_path_buf()];
-    }
-    match named {
-        Named::Program => vec![accept(dir.to_path_buf()).unwrap_or_else(|| path.to_path_buf())],
-        Named::Argument => vec![path.to_path_buf()],
-    }
-}
-
 /// `$WORKSPACE/…`, `~/…` or a path relative to the project, made absolute.
 fn expand(scope: &str, project: &Path, setting: &Setting<'_>) -> PathBuf {
     if let Some(rest) = scope.strip_prefix("$WORKSPACE") {
@@ -342,66 +285,6 @@ fn is_env_file(name: &str) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn installations_are_found() {
-        let home = Some(Path::new("/home/u"));
-        let p = Path::new("/w/tests/clients/x/node_modules/@s/pkg/node_modules/d/dist/index.js");
-        assert_eq!(
-            installation(p, Named::Argument, home),
-            [PathBuf::from("/w/tests/clients/x")]
-        );
-        assert_eq!(
-            installation(Path::new("/home/u/.venv/bin/python"), Named::Program, home),
-            [PathBuf::from("/home/u/.venv")]
-        );
-        assert_eq!(
-            installation(Path::new("/usr/bin/node"), Named::Program, home),
-            [PathBuf::from("/usr/bin")]
-        );
-    }
-
-    #[test]
-    fn nothing_inferred_opens_the_home_or_above() {
-        let home = Some(Path::new("/home/u"));
-        // A global node_modules kept in the home: the node_modules, not the home.
-        let p = Path::new("/home/u/node_modules/srv/index.js");
-        assert_eq!(
-            installation(p, Named::Argument, home),
-            [PathBuf::from("/home/u/node_modules")]
-        );
-        // ~/bin/server: its own directory, not the home its prefix would be.
-        let p = Path::new("/home/u/bin/server");
-        assert_eq!(
-            installation(p, Named::Program, home),
-            [PathBuf::from("/home/u/bin")]
-        );
-        // A script kept in the home, and a program at the root.
-        let p = Path::new("/home/u/server.mjs");
-        assert_eq!(installation(p, Named::Program, home), [p.to_path_buf()]);
-        assert_eq!(installation(p, Named::Argument, home), [p.to_path_buf()]);
-        let p = Path::new("/server");
-        assert_eq!(installation(p, Named::Program, home), [p.to_path_buf()]);
-    }
-
-    #[test]
-    fn an_argument_opens_its_package_not_its_directory() {
-        let dir = std::env::temp_dir().join(format!("ward-confine-{}", std::process::id()));
-        let script = dir.join("srv/build/index.js");
-        std::fs::create_dir_all(script.parent().unwrap()).unwrap();
-        std::fs::write(&script, "").unwrap();
-        let home = Some(Path::new("/nonexistent-home"));
-        assert_eq!(
-            installation(&script, Named::Argument, home),
-            std::slice::from_ref(&script)
-        );
-        std::fs::write(dir.join("srv/package.json"), "{}").unwrap();
-        assert_eq!(
-            installation(&script, Named::Argument, home),
-            [dir.join("srv")]
-        );
-        std::fs::remove_dir_all(&dir).unwrap();
-    }
 
     #[test]
     fn env_files_but_examples() {

@@ -15,6 +15,7 @@ use tokio::net::unix::pipe;
 use ward_config::{McpConfig, McpServer};
 
 use crate::McpError;
+use crate::changes::{Changes, Coalescing};
 use crate::confine::{Scratch, Setting, confine};
 use crate::http::WardHttp;
 use crate::manager::McpContext;
@@ -28,7 +29,7 @@ const EXIT_GRACE: Duration = Duration::from_millis(300);
 
 /// Answers what a server sends unasked.
 pub struct Handler {
-    shared: Weak<Shared>,
+    changes: Arc<Changes>,
 }
 
 impl ClientHandler for Handler {
@@ -39,25 +40,14 @@ impl ClientHandler for Handler {
         )
     }
 
-    async fn on_tool_list_changed(&self, context: NotificationContext<RoleClient>) {
-        let Some(shared) = self.shared.upgrade() else {
-            return;
-        };
-        // Listed on a task of its own: this handler runs on the connection's reader.
-        tokio::spawn(async move {
-            if let Err(e) = crate::call::refresh_tools(&shared, &context.peer).await {
-                shared
-                    .problems
-                    .note(format!("listing its tools after they changed failed: {e}"));
-            }
-        });
+    // Only a wake-up: the connection's one refresher asks for the list, however many
+    // notifications arrive (see [`crate::changes`]).
+    async fn on_tool_list_changed(&self, _context: NotificationContext<RoleClient>) {
+        self.changes.tools.wake();
     }
 
-    async fn on_prompt_list_changed(&self, context: NotificationContext<RoleClient>) {
-        let Some(shared) = self.shared.upgrade() else {
-            return;
-        };
-        tokio::spawn(async move { crate::prompts::refresh(&shared, &context.peer).await });
+    async fn on_prompt_list_changed(&self, _context: NotificationContext<RoleClient>) {
+        self.changes.prompts.wake();
     }
 }
 
@@ -66,6 +56,7 @@ impl ClientHandler for Handler {
 pub struct Connection {
     _monitor: Option<AbortOnDrop>,
     _scratch: Option<Scratch>,
+    _refresher: Option<AbortOnDrop>,
 }
 
 struct AbortOnDrop(tokio::task::JoinHandle<()>);
@@ -82,8 +73,9 @@ pub async fn connect(
     config: &McpConfig,
     ctx: &McpContext,
 ) -> Result<(RunningService<RoleClient, Handler>, Connection), McpError> {
+    let changes = Arc::new(Changes::default());
     let handler = Handler {
-        shared: Arc::downgrade(shared),
+        changes: changes.clone(),
     };
     let start_error = |reason: String| McpError::Start {
         server: shared.name.clone(),
@@ -105,7 +97,10 @@ pub async fn connect(
                 .ok_or_else(|| start_error("no HTTP client could be built".into()))?;
             let streamable =
                 StreamableHttpClientTransport::with_client(WardHttp(client.clone()), transport);
-            let service = match handler.serve(streamable).await {
+            let service = match handler
+                .serve(Coalescing::new(streamable, changes.clone()))
+                .await
+            {
                 Ok(service) => service,
                 // An older server speaks HTTP+SSE (protocol 2024-11-05): tried second.
                 Err(streamable_error) => {
@@ -117,14 +112,17 @@ pub async fn connect(
                     )
                     .await;
                     let handler = Handler {
-                        shared: Arc::downgrade(shared),
+                        changes: changes.clone(),
                     };
                     match legacy {
-                        Ok(transport) => handler.serve(transport).await.map_err(|e| {
-                            start_error(format!(
-                                "streamable HTTP: {streamable_error}; HTTP+SSE: {e}"
-                            ))
-                        })?,
+                        Ok(transport) => handler
+                            .serve(Coalescing::new(transport, changes.clone()))
+                            .await
+                            .map_err(|e| {
+                                start_error(format!(
+                                    "streamable HTTP: {streamable_error}; HTTP+SSE: {e}"
+                                ))
+                            })?,
                         Err(e) => {
                             return Err(start_error(format!(
                                 "streamable HTTP: {streamable_error}; HTTP+SSE: {e}"
@@ -133,11 +131,13 @@ pub async fn connect(
                     }
                 }
             };
+            let refresher = refresher(shared, &service, changes);
             Ok((
                 service,
                 Connection {
                     _monitor: None,
                     _scratch: None,
+                    _refresher: Some(refresher),
                 },
             ))
         }
@@ -178,15 +178,23 @@ pub async fn connect(
                 Arc::downgrade(shared),
                 tail.clone(),
             )));
-            let transport = LineTransport::new(stdout, stdin, Arc::downgrade(shared));
-            match handler.serve(transport).await {
-                Ok(service) => Ok((
-                    service,
-                    Connection {
-                        _monitor: Some(monitor),
-                        _scratch: Some(confined.scratch),
-                    },
-                )),
+            let transport = LineTransport::new(stdout, stdin, Arc::downgrade(shared))
+                .coalescing(changes.clone());
+            match handler
+                .serve(Coalescing::new(transport, changes.clone()))
+                .await
+            {
+                Ok(service) => {
+                    let refresher = refresher(shared, &service, changes);
+                    Ok((
+                        service,
+                        Connection {
+                            _monitor: Some(monitor),
+                            _scratch: Some(confined.scratch),
+                            _refresher: Some(refresher),
+                        },
+                    ))
+                }
                 Err(e) => {
                     // Most often the process died: its exit status and stderr say why.
                     tokio::time::sleep(EXIT_GRACE).await;
@@ -198,6 +206,19 @@ pub async fn connect(
             }
         }
     }
+}
+
+/// Starts the connection's one refresher (see [`crate::changes`]).
+fn refresher(
+    shared: &Arc<Shared>,
+    service: &RunningService<RoleClient, Handler>,
+    changes: Arc<Changes>,
+) -> AbortOnDrop {
+    AbortOnDrop(tokio::spawn(crate::changes::watch(
+        Arc::downgrade(shared),
+        service.peer().clone(),
+        changes,
+    )))
 }
 
 /// Keeps the last [`STDERR_TAIL`] bytes of a process's standard error.

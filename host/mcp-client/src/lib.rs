@@ -6,12 +6,15 @@
 //!   and in parallel when the project opens; its tools are awaited (within each
 //!   server's timeout) only when a tool list is needed. A [`ward_session::ToolSource`],
 //!   so a server's `notifications/tools/list_changed` changes the tools on offer in a
-//!   running session.
+//!   running session (a flood of them coalesced into one listing: `changes`). Two
+//!   servers whose tools would be offered under the same name both lose that name,
+//!   and both are reported.
 //! - [`server`]: one server's life: connecting, listing tools (a tool whose schema is
 //!   unusable is left out and reported), calls bounded by the timeout (cancelled with
 //!   `notifications/cancelled` when it passes), its status and problems.
 //! - [`confine`]: how a local server is confined by the process sandbox: what it may
-//!   read and write, its network, its environment.
+//!   read and write, its network, its environment; [`installed`]: which files are
+//!   its own installation (its package, never the prefix or project around it).
 //! - [`stdio`]: JSON-RPC lines on a confined process's standard streams, where what is
 //!   not JSON-RPC or too large is reported, not silently dropped.
 //! - [`http`]: the streamable HTTP transport, over Ward's own `reqwest`;
@@ -21,9 +24,11 @@
 //! - [`names`]: tool names as OpenCode spells them.
 
 mod call;
+mod changes;
 pub mod confine;
 mod connect;
 pub mod http;
+pub mod installed;
 pub mod legacy_sse;
 pub mod manager;
 pub mod names;

@@ -7,6 +7,7 @@
 //! [`MAX_MESSAGE`] ends the connection, since nothing after it can be trusted to be in
 //! step and reading on would buffer without bound.
 
+use std::borrow::Cow;
 use std::sync::Arc;
 
 use rmcp::RoleClient;
@@ -17,11 +18,15 @@ use tokio::sync::Mutex;
 
 use std::sync::Weak;
 
+use crate::changes::Changes;
 use crate::server::Shared;
 
 /// The largest message a server may send: 8 MiB (tool output beyond 50 KB is cut
 /// before the model sees it anyway).
 pub const MAX_MESSAGE: usize = 8 * 1024 * 1024;
+
+/// The line buffer kept between lines at most (a longer line's is dropped after it).
+const KEPT_LINE_BUFFER: usize = 64 * 1024;
 
 /// How much of an unparsable line a problem report quotes.
 const QUOTE: usize = 120;
@@ -33,6 +38,27 @@ pub struct LineTransport<R, W> {
     line: Vec<u8>,
     shared: Weak<Shared>,
     max: usize,
+    changes: Option<Arc<Changes>>,
+}
+
+/// The longest line looked at as a possible change notification before it is
+/// decoded (one has no parameters: a few dozen bytes).
+const PEEKED_LINE: usize = 1024;
+
+/// What a line is, read without decoding (or allocating) the rest of it.
+#[derive(serde::Deserialize)]
+struct Peek<'a> {
+    #[serde(borrow)]
+    method: Option<Cow<'a, str>>,
+    id: Option<serde::de::IgnoredAny>,
+}
+
+/// Whether `line` is a notification announcing a change `changes` has pending.
+fn already_announced(changes: &Changes, line: &[u8]) -> bool {
+    line.len() <= PEEKED_LINE
+        && serde_json::from_slice::<Peek<'_>>(line).is_ok_and(|peek| {
+            peek.id.is_none() && peek.method.is_some_and(|m| changes.announced(&m))
+        })
 }
 
 impl<R: AsyncRead + Unpin, W: AsyncWrite + Unpin> LineTransport<R, W> {
@@ -45,6 +71,23 @@ impl<R: AsyncRead + Unpin, W: AsyncWrite + Unpin> LineTransport<R, W> {
             line: Vec::new(),
             shared,
             max: MAX_MESSAGE,
+            changes: None,
+        }
+    }
+
+    /// The same, dropping the change notifications `changes` has pending as soon as
+    /// they are read (the [`crate::changes::Coalescing`] around it decides the rest).
+    pub(crate) fn coalescing(mut self, changes: Arc<Changes>) -> Self {
+        self.changes = Some(changes);
+        self
+    }
+
+    /// Empties the line buffer, dropping it when a long line made it large.
+    fn reuse_line(&mut self) {
+        if self.line.capacity() > KEPT_LINE_BUFFER {
+            self.line = Vec::new();
+        } else {
+            self.line.clear();
         }
     }
 
@@ -118,21 +161,33 @@ where
                     return None;
                 }
             }
-            let line = std::mem::take(&mut self.line);
-            let text = line.trim_ascii();
-            if text.is_empty() {
-                continue;
-            }
-            match serde_json::from_slice::<ServerJsonRpcMessage>(text) {
-                Ok(message) => return Some(message),
-                Err(e) => {
-                    let shown: String = String::from_utf8_lossy(text).chars().take(QUOTE).collect();
-                    if let Some(shared) = self.shared.upgrade() {
-                        shared.problems.note(format!(
-                            "sent something that is not a JSON-RPC message ({e}): {shown}"
-                        ));
-                    }
+            // The line's buffer is kept for the next one (a server may send millions of
+            // lines), unless an unusually long line made it large.
+            let text = self.line.trim_ascii();
+            let skipped = text.is_empty()
+                || self
+                    .changes
+                    .as_ref()
+                    .is_some_and(|c| already_announced(c, text));
+            let parsed = (!skipped).then(|| serde_json::from_slice::<ServerJsonRpcMessage>(text));
+            let problem = match parsed {
+                None => None,
+                Some(Ok(message)) => {
+                    self.reuse_line();
+                    return Some(message);
                 }
+                Some(Err(e)) => {
+                    let shown: String = String::from_utf8_lossy(text).chars().take(QUOTE).collect();
+                    Some(format!(
+                        "sent something that is not a JSON-RPC message ({e}): {shown}"
+                    ))
+                }
+            };
+            self.reuse_line();
+            if let Some(problem) = problem
+                && let Some(shared) = self.shared.upgrade()
+            {
+                shared.problems.note(problem);
             }
         }
     }

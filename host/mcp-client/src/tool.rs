@@ -58,6 +58,11 @@ impl McpTool {
         &self.schema
     }
 
+    /// Its name on its server.
+    pub fn remote_name(&self) -> &str {
+        &self.remote
+    }
+
     /// The server it belongs to.
     pub fn server(&self) -> &str {
         &self.shared.name

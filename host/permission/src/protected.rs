@@ -1,17 +1,25 @@
-//! Ward's protected paths: its own configuration and state, and the repository's
-//! `.git`, which no plugin grant may ever write and which the model may change only
-//! with a person's answer.
+//! Ward's protected paths: what Ward reads as configuration, its own state, and the
+//! repository's `.git` — which no plugin grant may ever write, which the model may
+//! change only with a person's answer, and which no process Ward starts may change.
 //!
-//! Owns the one definition of what they are for a project — `ward.toml` (the
-//! project's and every ancestor's, since configuration is layered from the root
-//! down), `ward.lock`, `.ward/` (but `.ward/plans/`, the plan agent's notes), every
-//! `.git` at any depth in the project, the data directory, the user configuration
-//! directory and a file named by `WARD_CONFIG` — and the predicate over a path. A
-//! path is compared lexically and with its symlinks resolved, against each protected
-//! path as written and as it really is, so a link inside the project pointing at
-//! `.git/hooks` does not help. The filesystem guard refuses plugin writes here, the
-//! permission checks turn every `edit` here into a person's question, and the list
-//! ([`ProtectedPaths::entries`]) is what a process sandbox mounts read-only.
+//! Owns the one definition of what they are for a project — at the project root
+//! `ward.toml`, `ward.lock`, `.ward/` (but `.ward/plans/`, the plan agent's notes),
+//! OpenCode's `opencode.json(c)` and `.opencode/`, Claude Code's `.claude/` and
+//! `.mcp.json`, the skills in `.agents/` and the instructions in `AGENTS.md` /
+//! `CLAUDE.md`; the configuration files of every directory above it (configuration
+//! and instructions are layered from the root down); every `.git` and every
+//! instruction file at any depth in the project; the data directory, the user's
+//! configuration directories and a file named by `WARD_CONFIG` — and the predicate over
+//! a path. A path is compared lexically and with its symlinks resolved, against each
+//! protected path as written and as it really is, so a link inside the project
+//! pointing at `.git/hooks` does not help.
+//!
+//! Each path has a [`Kind`]: configuration is read-only to every process and removed
+//! when a process created it; state is read-only; the data directory is private —
+//! hidden from every process and plugin, for reading too, wherever it lives. The
+//! filesystem guard refuses plugin writes to all of them (and reads of the private
+//! ones), the permission checks turn every `edit` of one into a person's question, and
+//! the list ([`ProtectedPaths::entries`]) is what a process sandbox mounts.
 
 use std::path::{Component, Path, PathBuf};
 
@@ -24,6 +32,78 @@ pub const CONFIG_CHANGE_KEY: &str = "wardConfigChange";
 /// The directory beneath `.ward/` that holds plans, not configuration.
 const PLANS: &str = "plans";
 
+/// Configuration files Ward reads at the project root and in every directory above it,
+/// with what each is called at the root and above it.
+const CONFIG_FILES: &[(&str, &str, &str)] = &[
+    (
+        "ward.toml",
+        "Ward's project configuration",
+        "a Ward configuration file",
+    ),
+    (
+        "opencode.json",
+        "OpenCode's project configuration",
+        "an OpenCode configuration file",
+    ),
+    (
+        "opencode.jsonc",
+        "OpenCode's project configuration",
+        "an OpenCode configuration file",
+    ),
+    (
+        ".mcp.json",
+        "the project's MCP server list",
+        "an MCP server list",
+    ),
+    (
+        "AGENTS.md",
+        "the project's instructions for the model",
+        "instructions for the model",
+    ),
+    (
+        "CLAUDE.md",
+        "the project's instructions for the model",
+        "instructions for the model",
+    ),
+];
+
+/// Configuration directories Ward reads at the project root: agents, commands, skills,
+/// plugins.
+const CONFIG_DIRS: &[(&str, &str)] = &[
+    (".ward", "Ward's project directory"),
+    (".opencode", "OpenCode's project directory"),
+    (".claude", "Claude Code's project directory"),
+    (".agents", "the project's skills directory"),
+];
+
+/// Instruction files, protected wherever they are in the project: a directory's own is
+/// put before the model when a tool reads beneath it.
+pub const INSTRUCTION_FILES: &[&str] = &["AGENTS.md", "CLAUDE.md"];
+
+/// What protects an instruction file below the project root.
+const NESTED_INSTRUCTIONS: &str = "instructions for the model";
+
+/// Ward's own secrets that may be in its environment (the tokens of `ward serve` and
+/// `ward mcp serve`): never passed to a process or a plugin, whatever it was granted,
+/// so nothing Ward runs can answer its own question through Ward's API.
+pub const PRIVATE_ENV: &[&str] = &["WARD_SERVER_TOKEN", "WARD_MCP_TOKEN"];
+
+/// What Ward does with a protected path, besides refusing plugin writes and asking a
+/// person before the model's.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Kind {
+    /// Configuration Ward reads from the project tree or above it: read-only to every
+    /// process, and removed when a process created it where there was none.
+    Configuration,
+    /// Ward's configuration and state outside the project, the user's, and `.git`:
+    /// read-only to every process.
+    State,
+    /// Ward's private state — the data directory: the server's token, the database,
+    /// remembered approvals, the snapshot store: hidden from every process, and no
+    /// plugin may read it either.
+    Private,
+}
+
 /// One protected path.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Protected {
@@ -33,6 +113,8 @@ pub struct Protected {
     pub real: PathBuf,
     /// Whether everything beneath it is protected too (a directory), not only itself.
     pub tree: bool,
+    /// What Ward does with it.
+    pub kind: Kind,
     /// What it is, for errors: "Ward's project configuration", ….
     pub what: &'static str,
 }
@@ -71,6 +153,16 @@ impl Locations {
         if let Some(cache) = set("WARD_CACHE_DIR") {
             extra.push((cache, true, "Ward's compiled-component cache"));
         }
+        // What Ward reads from the user's OpenCode and Claude Code configuration.
+        let config_home = set("XDG_CONFIG_HOME").filter(|d| d.is_absolute());
+        if let Some(base) = config_home.or_else(|| home.as_ref().map(|h| h.join(".config"))) {
+            extra.push((base.join("opencode"), true, "OpenCode's user configuration"));
+        }
+        for dir in [".claude/skills", ".agents/skills"] {
+            if let Some(h) = &home {
+                extra.push((h.join(dir), true, "the user's skills"));
+            }
+        }
         Locations {
             data_dir,
             config_dirs,
@@ -97,25 +189,48 @@ impl ProtectedPaths {
             project: project.clone(),
             entries: Vec::new(),
         };
+        let config = Kind::Configuration;
+        for (name, what, _) in CONFIG_FILES {
+            out.add(project.join(name), false, config, what);
+        }
         out.add(
-            project.join("ward.toml"),
+            project.join("ward.lock"),
             false,
-            "Ward's project configuration",
+            config,
+            "Ward's plugin lock file",
         );
-        out.add(project.join("ward.lock"), false, "Ward's plugin lock file");
-        out.add(project.join(".ward"), true, "Ward's project directory");
-        out.add(project.join(".git"), true, "the git repository");
+        for (name, what) in CONFIG_DIRS {
+            out.add(project.join(name), true, config, what);
+        }
+        out.add(
+            project.join(".git"),
+            true,
+            Kind::State,
+            "the git repository",
+        );
         for dir in project.ancestors().skip(1) {
-            out.add(dir.join("ward.toml"), false, "a Ward configuration file");
+            for (name, _, what) in CONFIG_FILES {
+                out.add(dir.join(name), false, config, what);
+            }
         }
         if let Some(data) = &locations.data_dir {
-            out.add(project.join(data), true, "Ward's data directory");
+            out.add(
+                project.join(data),
+                true,
+                Kind::Private,
+                "Ward's data directory",
+            );
         }
         for dir in &locations.config_dirs {
-            out.add(project.join(dir), true, "Ward's user configuration");
+            out.add(
+                project.join(dir),
+                true,
+                Kind::State,
+                "Ward's user configuration",
+            );
         }
         for (path, tree, what) in &locations.extra {
-            out.add(project.join(path), *tree, what);
+            out.add(project.join(path), *tree, Kind::State, what);
         }
         out
     }
@@ -126,41 +241,74 @@ impl ProtectedPaths {
         Self::new(project, &Locations::from_env(&|k| std::env::var(k).ok()))
     }
 
-    /// Adds `path` (absolute; a directory when `tree`), described as `what`.
-    pub fn add(&mut self, path: PathBuf, tree: bool, what: &'static str) {
+    /// Adds `path` (absolute; a directory when `tree`) of `kind`, described as `what`.
+    /// A path added twice keeps the stricter kind. A private directory that holds the
+    /// project cannot be hidden from the project's own processes: it is kept
+    /// read-only instead.
+    pub fn add(&mut self, path: PathBuf, tree: bool, kind: Kind, what: &'static str) {
         let path = normalize(&path);
-        if self.entries.iter().any(|e| e.path == path) {
+        let real = real(&path);
+        let kind = if kind == Kind::Private
+            && (self.project.starts_with(&path) || self.real_project.starts_with(&real))
+        {
+            Kind::State
+        } else {
+            kind
+        };
+        if let Some(known) = self.entries.iter_mut().find(|e| e.path == path) {
+            if kind == Kind::Private {
+                known.kind = kind;
+                known.tree = true;
+            }
             return;
         }
-        let real = real(&path);
         self.entries.push(Protected {
             path,
             real,
             tree,
+            kind,
             what,
         });
     }
 
-    /// Every protected path, for a sandbox to mount read-only. `.git` directories
-    /// below the project root are protected too but not listed (found by name).
+    /// Every protected path, for a sandbox to mount read-only (or hide, the private
+    /// ones). `.git` directories and instruction files below the project root are
+    /// protected too but not listed (found by name).
     pub fn entries(&self) -> &[Protected] {
         &self.entries
+    }
+
+    /// The private paths (the data directory), hidden from every process and plugin.
+    pub fn private(&self) -> impl Iterator<Item = &Path> {
+        self.entries
+            .iter()
+            .filter(|e| e.kind == Kind::Private)
+            .map(|e| e.path.as_path())
+    }
+
+    /// What makes `path` (absolute, normalised; lexical or already resolved) private,
+    /// compared without touching the filesystem; `None` when nothing does.
+    pub fn find_private(&self, path: &Path) -> Option<&'static str> {
+        self.entries
+            .iter()
+            .filter(|e| e.kind == Kind::Private)
+            .find(|e| e.covers(path, &e.path) || e.covers(path, &e.real))
+            .map(|e| e.what)
     }
 
     /// What protects `path` (absolute, normalised; lexical or already resolved),
     /// compared without touching the filesystem; `None` when nothing does.
     pub fn find_lexical(&self, path: &Path) -> Option<&'static str> {
-        for root in [&self.project, &self.real_project] {
-            if let Ok(rel) = path.strip_prefix(root)
-                && is_git_inside(rel)
-            {
-                return Some("a git repository");
-            }
-        }
-        self.entries
+        let listed = self
+            .entries
             .iter()
-            .find(|e| e.covers(path, &e.path) || e.covers(path, &e.real))
-            .map(|e| e.what)
+            .find(|e| e.covers(path, &e.path) || e.covers(path, &e.real));
+        if let Some(entry) = listed {
+            return Some(entry.what);
+        }
+        [&self.project, &self.real_project]
+            .into_iter()
+            .find_map(|root| path.strip_prefix(root).ok().and_then(by_name))
     }
 
     /// What protects `path` (absolute or relative to the project), looked at as
@@ -199,6 +347,13 @@ impl ProtectedPaths {
             ".git/config",
             ".git/hooks/pre-commit",
             "d/.git/config",
+            "opencode.json",
+            "opencode.jsonc",
+            ".opencode/agent/build.md",
+            ".claude/settings.json",
+            ".claude/agents/x.md",
+            ".agents/skills/x/SKILL.md",
+            ".mcp.json",
         ];
         if samples.iter().any(|s| crate::wildcard::matches(pattern, s)) {
             return true;
@@ -245,10 +400,20 @@ pub fn marks_config_change(metadata: &serde_json::Value) -> bool {
         .is_some_and(|v| !v.is_null())
 }
 
-/// Whether `rel` (relative to the project) passes through a `.git`.
-fn is_git_inside(rel: &Path) -> bool {
-    rel.components()
-        .any(|c| matches!(c, Component::Normal(name) if same_name(name, ".git".as_ref())))
+/// What protects `rel` (relative to the project) by its names alone: passing through a
+/// `.git`, or being an instruction file.
+fn by_name(rel: &Path) -> Option<&'static str> {
+    let git = rel
+        .components()
+        .any(|c| matches!(c, Component::Normal(name) if same_name(name, ".git".as_ref())));
+    if git {
+        return Some("a git repository");
+    }
+    let name = rel.file_name()?;
+    INSTRUCTION_FILES
+        .iter()
+        .any(|f| same_name(name, f.as_ref()))
+        .then_some(NESTED_INSTRUCTIONS)
 }
 
 /// `path` without its prefix `base`, compared component by component (ignoring ASCII
@@ -290,124 +455,4 @@ fn real(path: &Path) -> PathBuf {
 // plain `cfg(test)` (rust-clippy#16369).
 #[cfg(test)]
 #[cfg(unix)]
-mod tests {
-    use super::*;
-
-    fn temp(name: &str) -> PathBuf {
-        let dir =
-            std::env::temp_dir().join(format!("ward-protected-{name}-{}", std::process::id()));
-        let _ = std::fs::remove_dir_all(&dir);
-        std::fs::create_dir_all(&dir).expect("temp dir");
-        dir.canonicalize().expect("canonical")
-    }
-
-    fn locations(root: &Path) -> Locations {
-        Locations {
-            data_dir: Some(root.join("data")),
-            config_dirs: vec![root.join("config/ward")],
-            extra: Vec::new(),
-        }
-    }
-
-    #[test]
-    fn configuration_state_and_git_are_protected() {
-        let root = temp("basic");
-        let project = root.join("proj");
-        std::fs::create_dir_all(project.join("src")).expect("mkdir");
-        let p = ProtectedPaths::new(&project, &locations(&root));
-        for hit in [
-            "ward.toml",
-            "ward.lock",
-            ".ward",
-            ".ward/ward.toml",
-            ".ward/plugins/x/plugin.toml",
-            ".git",
-            ".git/hooks/pre-commit",
-            "vendor/lib/.git/config",
-            "src/../ward.toml",
-        ] {
-            assert!(p.find_pattern(hit).is_some(), "{hit}");
-        }
-        assert!(p.find(&root.join("data/ward.db")).is_some());
-        assert!(p.find(&root.join("config/ward/ward.toml")).is_some());
-        assert!(p.find(&root.join("ward.toml")).is_some(), "an ancestor's");
-        for miss in [
-            "src/main.rs",
-            "ward.toml.bak",
-            ".wardx/a",
-            ".ward/plans/today.md",
-            ".gitignore",
-            "docs/ward.toml",
-        ] {
-            assert_eq!(p.find_pattern(miss), None, "{miss}");
-        }
-        assert_eq!(p.find(&root.join("elsewhere/ward.lock")), None);
-        std::fs::remove_dir_all(&root).expect("cleanup");
-    }
-
-    #[test]
-    fn symlinks_into_protected_paths_are_seen_through() {
-        let root = temp("links");
-        let project = root.join("proj");
-        std::fs::create_dir_all(project.join(".git/hooks")).expect("mkdir");
-        std::fs::create_dir_all(project.join(".ward/plans")).expect("mkdir");
-        std::os::unix::fs::symlink(project.join(".git/hooks"), project.join("innocent"))
-            .expect("link");
-        std::os::unix::fs::symlink(project.join("ward.toml"), project.join("notes.txt"))
-            .expect("link");
-        // A plans directory that is really `.ward` itself.
-        std::fs::remove_dir(project.join(".ward/plans")).expect("rmdir");
-        std::os::unix::fs::symlink(project.join(".ward"), project.join(".ward/plans"))
-            .expect("link");
-        let p = ProtectedPaths::new(&project, &locations(&root));
-        assert!(p.find_pattern("innocent/pre-commit").is_some());
-        assert!(p.find_pattern("notes.txt").is_some(), "a dangling link");
-        assert!(p.find_pattern(".ward/plans/ward.toml").is_some());
-        // The project reached through a link is the same project.
-        std::os::unix::fs::symlink(&project, root.join("alias")).expect("link");
-        let via = ProtectedPaths::new(&root.join("alias"), &locations(&root));
-        assert!(via.find(&project.join("ward.toml")).is_some());
-        assert!(via.find_lexical(&project.join(".git/config")).is_some());
-        std::fs::remove_dir_all(&root).expect("cleanup");
-    }
-
-    #[test]
-    fn wildcard_approvals_that_would_cover_configuration() {
-        let root = temp("always");
-        let project = root.join("proj");
-        std::fs::create_dir_all(project.join("src")).expect("mkdir");
-        let p = ProtectedPaths::new(&project, &locations(&root));
-        for wide in ["*", "ward.*", ".ward/*", "*.toml", "*/config", "ward.toml"] {
-            assert!(p.covered_by(wide), "{wide}");
-        }
-        for narrow in ["src/*", "src/main.rs", "*.rs", "docs/*.md"] {
-            assert!(!p.covered_by(narrow), "{narrow}");
-        }
-        assert!(p.find_within(&root).is_some(), "holds the project's .git");
-        assert!(p.find_within(&project.join("src")).is_none());
-        std::fs::remove_dir_all(&root).expect("cleanup");
-    }
-
-    #[test]
-    fn locations_come_from_the_environment() {
-        let env = |k: &str| match k {
-            "HOME" => Some("/home/u".to_string()),
-            "WARD_CONFIG" => Some("/etc/ward-extra.toml".to_string()),
-            _ => None,
-        };
-        let l = Locations::from_env(&env);
-        assert_eq!(l.data_dir, Some(PathBuf::from("/home/u/.local/share/ward")));
-        assert_eq!(l.config_dirs, vec![PathBuf::from("/home/u/.config/ward")]);
-        let p = ProtectedPaths::new(Path::new("/nonexistent/proj"), &l);
-        assert!(p.find(Path::new("/etc/ward-extra.toml")).is_some());
-        assert!(
-            p.find(Path::new("/home/u/.config/ward/plugins/x"))
-                .is_some()
-        );
-        assert!(
-            p.entries()
-                .iter()
-                .any(|e| e.path == Path::new("/nonexistent/proj/.git"))
-        );
-    }
-}
+mod tests;

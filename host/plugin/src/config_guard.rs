@@ -13,7 +13,7 @@
 use std::path::{Path, PathBuf};
 
 use serde_json::Value;
-use ward_permission::protected::{CONFIG_CHANGE_KEY, ProtectedPaths};
+use ward_permission::protected::{CONFIG_CHANGE_KEY, Kind, ProtectedPaths};
 use ward_permission::{Action, Rule, Ruleset};
 
 /// The permission that changes files.
@@ -139,11 +139,19 @@ fn with_key(metadata: Value, value: Value) -> Value {
 }
 
 /// The protected paths of `project` plus the plugin host's own state (`extra`: its
-/// compiled cache, audit log directory and plugin directories).
-pub(crate) fn protected_paths(project: &Path, extra: &[(PathBuf, bool)]) -> ProtectedPaths {
+/// compiled cache, audit log directory and plugin directories) and Ward's `private`
+/// state (its data directory, as the host was given it).
+pub(crate) fn protected_paths(
+    project: &Path,
+    extra: &[(PathBuf, bool)],
+    private: &[PathBuf],
+) -> ProtectedPaths {
     let mut protected = ProtectedPaths::from_env(project);
+    for dir in private {
+        protected.add(dir.clone(), true, Kind::Private, "Ward's data directory");
+    }
     for (path, tree) in extra {
-        protected.add(path.clone(), *tree, "Ward's plugin state");
+        protected.add(path.clone(), *tree, Kind::State, "Ward's plugin state");
     }
     protected
 }

@@ -16,7 +16,8 @@
 //! - [`access`]: the check of one access, before it or on the opened descriptor.
 //! - [`policy`]: turning a host path into rule patterns and deciding, asking and
 //!   auditing; refusing every plugin's writes to Ward's configuration and state
-//!   (only Ward's own tools get a person's question there), and deciding directory
+//!   (only Ward's own tools get a person's question there) and any access to its
+//!   data directory, and deciding directory
 //!   operations for what lies beneath the directory.
 //! - [`resolve`]: where a path really leads.
 //! - [`direct`]: read-only opens made by the guard, and which descriptors do their

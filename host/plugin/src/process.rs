@@ -5,8 +5,9 @@
 //! from who asked: the standard `bash` tool's commands get the configured command mode
 //! (`read-only` | `workspace-write` | `full`), every other plugin's processes get its
 //! own grants — the system directories, the paths it was granted, a private temporary
-//! directory, the network only with a `net` grant, and no inherited environment. Ward's
-//! configuration and state stay read-only for all of them. The server puts the process
+//! directory, the network only with a `net` grant, and no inherited environment. What
+//! Ward reads as configuration and its state stay read-only for all of them, and its
+//! data directory hidden (the launcher adds it to every policy). The server puts the process
 //! in its own PID namespace, so nothing it starts outlives it (a cancelled or timed-out
 //! call kills that namespace), and the call's deadline bounds the wait for its output.
 
@@ -109,7 +110,7 @@ pub(crate) async fn spawn(
     let policy = policy_for(env, confinement, scratch.as_ref().map(|s| s.0.as_path()));
     let missing = policy
         .confine_files
-        .then(|| MissingConfig::note(&env.scope.project));
+        .then(|| MissingConfig::note(&env.protected, &policy.write));
     let launcher = env.launcher.clone().ok_or(SpawnError::NoLauncher)?;
 
     let program = Program {

@@ -198,7 +198,14 @@ impl PluginHost {
         let protected = Arc::new(crate::config_guard::protected_paths(
             &project,
             &host_state(&options, &sources),
+            &options.sandbox.private,
         ));
+        // Every process started through it — a command, a plugin's, an MCP server —
+        // has Ward's private state kept from it.
+        let launcher = options.sandbox.helper.clone().map(|helper| {
+            let private = options.sandbox.private_state(&protected);
+            Arc::new(ward_sandbox::Launcher::new(helper).hiding(private))
+        });
         let plugins = sources
             .into_iter()
             .map(|source| Arc::new(prepare(source, &options)))
@@ -212,11 +219,7 @@ impl PluginHost {
             plugins,
             events: EventQueues::default(),
             protected,
-            launcher: options
-                .sandbox
-                .helper
-                .clone()
-                .map(|helper| Arc::new(ward_sandbox::Launcher::new(helper))),
+            launcher,
             sandbox: Arc::new(options.sandbox),
             replaces: options.replaces,
         })

@@ -25,9 +25,15 @@ pub struct SandboxSettings {
     pub writable: Vec<PathBuf>,
     /// Paths hidden from those commands (secrets under the home directory by default).
     pub hidden: Vec<PathBuf>,
-    /// Ward's configuration and state outside the project (the data and config
-    /// directories): read-only for every process, like the project's own.
+    /// Ward's configuration outside the project (the global config directory):
+    /// read-only for every process, like the project's own.
     pub state_dirs: Vec<PathBuf>,
+    /// Ward's private state (the data directory): hidden from every process, whatever
+    /// it was granted, and refused to every plugin.
+    pub private: Vec<PathBuf>,
+    /// What of the private state the `bash` tool's commands may read, read-only: the
+    /// saved full outputs the model is told to page through.
+    pub shown_to_commands: Vec<PathBuf>,
 }
 
 impl Default for SandboxSettings {
@@ -41,13 +47,12 @@ impl Default for SandboxSettings {
                 .map(|h| ward_sandbox::home_secrets(Path::new(&h)))
                 .unwrap_or_default(),
             state_dirs: Vec::new(),
+            private: Vec::new(),
+            shown_to_commands: Vec::new(),
         }
     }
 }
 
-/// Ward's own configuration at a project's root (also among its protected paths):
-/// removed when a confined process created one that was missing.
-const WARD_PROTECTED: &[&str] = &["ward.toml", "ward.lock", ".ward"];
 /// What of `.git` the `bash` tool's commands see read-only: the parts that run code
 /// outside the sandbox on the user's next git command (hooks, and the config that
 /// names hooks, filters and pagers). Objects, refs and the index stay writable so
@@ -56,9 +61,11 @@ const GIT_CODE: &[&str] = &[".git/config", ".git/hooks", ".git/info"];
 
 impl SandboxSettings {
     /// The paths a process sees read-only in `project`: Ward's protected paths
-    /// (`protected`: its configuration and state, the plugin directories, `.git`) and
-    /// the state directories — with only `.git`'s code-running parts for the `bash`
-    /// tool's commands, all of it for a plugin's processes.
+    /// (`protected`: what it reads as configuration, its state, the plugin
+    /// directories, `.git`) and the state directories — with only `.git`'s code-running
+    /// parts for the `bash` tool's commands, all of it for a plugin's processes. Nothing
+    /// beneath a private path is listed (a read-only path there is shown through its
+    /// stand-in) but, for the `bash` tool's commands, the private state shown to them.
     pub fn protected_for(
         &self,
         protected: &ProtectedPaths,
@@ -66,26 +73,58 @@ impl SandboxSettings {
         confinement: Confinement,
     ) -> Vec<PathBuf> {
         let git = project.join(".git");
+        let private: Vec<&Path> = protected
+            .private()
+            .chain(self.private.iter().map(PathBuf::as_path))
+            .collect();
+        let beneath_private = |p: &Path| private.iter().any(|d| p != *d && p.starts_with(d));
+        let commands = matches!(confinement, Confinement::Commands { .. });
         let mut out: Vec<PathBuf> = Vec::new();
         for entry in protected.entries() {
             let whole_git = entry.path == git;
-            if whole_git && matches!(confinement, Confinement::Commands { .. }) {
+            if whole_git && commands {
                 out.extend(GIT_CODE.iter().map(|p| project.join(p)));
             } else {
                 out.push(entry.path.clone());
             }
         }
         out.extend(self.state_dirs.iter().cloned());
+        out.retain(|p| !beneath_private(p));
+        if commands {
+            out.extend(self.shown_to_commands.iter().cloned());
+        }
         // Sorted, a path's descendants follow it: a recursive read-only mount of the
-        // ancestor already covers them, and every mount costs the spawn time.
+        // ancestor already covers them, and every mount costs the spawn time. (A shown
+        // path beneath a private one is mounted on its own, through the stand-in.)
         out.sort();
         let mut kept: Vec<PathBuf> = Vec::with_capacity(out.len());
         for path in out {
-            if !kept.last().is_some_and(|top| path.starts_with(top)) {
+            let covered = kept
+                .last()
+                .is_some_and(|top| path.starts_with(top) && !private.contains(&top.as_path()));
+            if !covered {
                 kept.push(path);
             }
         }
         kept
+    }
+
+    /// What every launch keeps from the program, whoever started it: the private paths
+    /// of `protected` and these settings hidden, Ward's secrets out of the environment.
+    pub fn private_state(&self, protected: &ProtectedPaths) -> ward_sandbox::Private {
+        let mut hidden: Vec<PathBuf> = protected.private().map(Path::to_path_buf).collect();
+        for p in &self.private {
+            if !hidden.contains(p) {
+                hidden.push(p.clone());
+            }
+        }
+        ward_sandbox::Private {
+            hidden,
+            env: ward_permission::protected::PRIVATE_ENV
+                .iter()
+                .map(Into::into)
+                .collect(),
+        }
     }
 }
 
@@ -174,17 +213,24 @@ pub(crate) async fn escape_approved(
 /// Ward's configuration files that did not exist when a confined process started.
 ///
 /// A mount can only make an existing path read-only, so a process could create a
-/// missing `ward.toml`, `ward.lock` or `.ward`; whatever of these it created is removed
-/// when it ends ([`MissingConfig::remove_created`]), before Ward could read it.
+/// missing `ward.toml`, `opencode.json`, `.claude/` or any other configuration path
+/// ([`Kind::Configuration`](ward_permission::protected::Kind::Configuration)); whatever
+/// of these it created is removed when it ends ([`MissingConfig::remove_created`]),
+/// before Ward could read it.
 pub(crate) struct MissingConfig(Vec<PathBuf>);
 
 impl MissingConfig {
-    /// Notes which of `project`'s configuration paths are missing now.
-    pub(crate) fn note(project: &Path) -> MissingConfig {
+    /// Notes which of the configuration paths in `protected` are missing now, of those
+    /// beneath the directories the process may write (`writable`): only those can it
+    /// create.
+    pub(crate) fn note(protected: &ProtectedPaths, writable: &[PathBuf]) -> MissingConfig {
         MissingConfig(
-            WARD_PROTECTED
+            protected
+                .entries()
                 .iter()
-                .map(|p| project.join(p))
+                .filter(|e| e.kind == ward_permission::protected::Kind::Configuration)
+                .filter(|e| writable.iter().any(|w| e.path.starts_with(w)))
+                .map(|e| e.path.clone())
                 .filter(|p| std::fs::symlink_metadata(p).is_err())
                 .collect(),
         )
@@ -231,8 +277,9 @@ pub fn describe_processes(plugin: &Plugin, settings: &SandboxSettings) -> Option
             "network off"
         };
         return Some(format!(
-            "`{}` sandbox: {what}; Ward's configuration and .git hooks read-only; {network}; \
-             a command leaves the sandbox only with the `{ESCAPE_PERMISSION}` permission",
+            "`{}` sandbox: {what}; Ward's configuration and .git hooks read-only, its data \
+             directory hidden; {network}; a command leaves the sandbox only with the \
+             `{ESCAPE_PERMISSION}` permission",
             settings.mode.as_str()
         ));
     }
@@ -253,7 +300,8 @@ pub fn describe_processes(plugin: &Plugin, settings: &SandboxSettings) -> Option
     };
     Some(format!(
         "confined to its grants: reads the system directories and {}, writes {} and a \
-         private temp directory, {network}, no inherited environment",
+         private temp directory (never Ward's configuration, nor its data directory), \
+         {network}, no inherited environment",
         list(&caps.fs_read),
         list(&caps.fs_write)
     ))
@@ -265,4 +313,80 @@ pub fn describe_processes(plugin: &Plugin, settings: &SandboxSettings) -> Option
 pub fn needs_a_person(request: &ward_permission::AskRequest) -> bool {
     ward_permission::protected::marks_config_change(&request.metadata)
         || request.permission == ESCAPE_PERMISSION
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use ward_permission::protected::{Kind, Locations};
+
+    fn settings(data: &Path) -> SandboxSettings {
+        SandboxSettings {
+            private: vec![data.to_path_buf()],
+            shown_to_commands: vec![data.join("tool-output")],
+            ..SandboxSettings::default()
+        }
+    }
+
+    #[test]
+    fn the_data_directory_is_hidden_whole_and_saved_outputs_shown_to_commands_only() {
+        let project = Path::new("/nonexistent/ward-sbx/proj");
+        let data = PathBuf::from("/nonexistent/ward-sbx/data");
+        let mut protected = ProtectedPaths::new(project, &Locations::default());
+        // The component cache and audit log of the default layout live in it.
+        protected.add(data.join("cache"), true, Kind::State, "Ward's plugin state");
+        protected.add(data.clone(), true, Kind::Private, "Ward's data directory");
+        let settings = settings(&data);
+        let commands = Confinement::Commands { unsandboxed: false };
+        let list = settings.protected_for(&protected, project, commands);
+        assert!(list.contains(&data) && list.contains(&data.join("tool-output")));
+        assert!(
+            !list.contains(&data.join("cache")),
+            "shown through the stand-in"
+        );
+        assert!(
+            list.contains(&project.join(".git/hooks")) && !list.contains(&project.join(".git"))
+        );
+        for name in [
+            "opencode.json",
+            ".opencode",
+            ".claude",
+            ".mcp.json",
+            "AGENTS.md",
+        ] {
+            assert!(list.contains(&project.join(name)), "{name}");
+        }
+        let list = settings.protected_for(&protected, project, Confinement::Plugin);
+        assert!(list.contains(&data) && list.contains(&project.join(".git")));
+        assert!(
+            !list.iter().any(|p| p != &data && p.starts_with(&data)),
+            "{list:?}"
+        );
+        let private = settings.private_state(&protected);
+        assert_eq!(private.hidden, [data]);
+        assert!(private.env.iter().any(|v| v == "WARD_SERVER_TOKEN"));
+    }
+
+    #[test]
+    fn configuration_a_process_created_is_removed_and_nothing_else() {
+        let root = std::env::temp_dir().join(format!("ward-missing-{}", std::process::id()));
+        let project = root.join("proj");
+        let _ = std::fs::remove_dir_all(&root);
+        std::fs::create_dir_all(&project).expect("mkdir");
+        std::fs::write(project.join("AGENTS.md"), "kept").expect("write");
+        let protected = ProtectedPaths::new(&project, &Locations::default());
+        let missing = MissingConfig::note(&protected, std::slice::from_ref(&project));
+        std::fs::write(project.join("opencode.json"), "{}").expect("write");
+        std::fs::create_dir_all(project.join(".opencode/agent")).expect("mkdir");
+        std::fs::write(project.join(".opencode/agent/build.md"), "x").expect("write");
+        std::fs::create_dir_all(project.join(".claude")).expect("mkdir");
+        std::fs::write(project.join(".claude/settings.json"), "{}").expect("write");
+        std::fs::write(project.join("notes.md"), "mine").expect("write");
+        let mut removed = missing.remove_created();
+        removed.sort();
+        let want = [".claude", ".opencode", "opencode.json"].map(|n| project.join(n));
+        assert_eq!(removed, want);
+        assert!(project.join("notes.md").exists() && project.join("AGENTS.md").exists());
+        std::fs::remove_dir_all(&root).expect("cleanup");
+    }
 }

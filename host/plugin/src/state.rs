@@ -161,8 +161,9 @@ impl WasiView for StoreState {
 impl StoreState {
     /// Builds the sandbox for one call: preopens of the granted directories only (at
     /// their real absolute paths, so paths mean the same inside and out), read-only
-    /// unless granted `fs-write`; only the granted environment variables; no arguments,
-    /// no stdin, output discarded; no sockets and no name lookups.
+    /// unless granted `fs-write`; only the granted environment variables (never Ward's
+    /// own secrets); no arguments, no stdin, output discarded; no sockets and no name
+    /// lookups.
     pub fn new(env: Arc<CallEnv>) -> Self {
         let mut b = WasiCtxBuilder::new();
         // Not `allow_blocking_current_thread`: what wasmtime-wasi does on the filesystem
@@ -183,7 +184,14 @@ impl StoreState {
             }
             preopen(&mut b, &env, dir, FsPerms::ReadOnly);
         }
-        for name in &env.caps.env {
+        // Ward's own secrets (its servers' tokens) are no grant's to give.
+        let private = ward_permission::protected::PRIVATE_ENV;
+        for name in env
+            .caps
+            .env
+            .iter()
+            .filter(|n| !private.contains(&n.as_str()))
+        {
             if let Ok(value) = std::env::var(name) {
                 b.env(name, value);
             }

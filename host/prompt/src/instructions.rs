@@ -15,7 +15,7 @@ use std::fs::File;
 use std::io::Read;
 use std::path::{Path, PathBuf};
 
-use crate::paths::{expand_tilde, git_root, normalize};
+use crate::paths::{expand_tilde, git_root, lexical_clean, normalize};
 
 /// Largest part of one instruction file that is included, in bytes.
 pub const FILE_CAP: usize = 64 * 1024;
@@ -54,6 +54,8 @@ pub(crate) struct Sources<'a> {
     pub(crate) global_dir: Option<&'a Path>,
     pub(crate) home: Option<&'a Path>,
     pub(crate) patterns: &'a [String],
+    /// Skip files inside the project that resolve outside it (an untrusted project).
+    pub(crate) confine: bool,
 }
 
 /// Loads every instruction file, in prompt order: the global file, the files
@@ -69,11 +71,19 @@ pub(crate) fn collect(sources: &Sources<'_>) -> Vec<Instruction> {
         paths.extend(configured(sources.project, sources.home, pattern));
     }
 
+    let global = sources.global_dir.map(|dir| dir.join("AGENTS.md"));
+    let real_project = std::fs::canonicalize(sources.project).ok();
     let mut seen = Vec::new();
     let mut out = Vec::new();
     for path in paths {
         let key = normalize(&path);
         if seen.contains(&key) {
+            continue;
+        }
+        if sources.confine
+            && global.as_ref() != Some(&path)
+            && leaves_project(sources.project, real_project.as_deref(), &path)
+        {
             continue;
         }
         if let Some(text) = read_bounded(&path) {
@@ -82,6 +92,21 @@ pub(crate) fn collect(sources: &Sources<'_>) -> Vec<Instruction> {
         }
     }
     out
+}
+
+/// Whether `path`, found inside `project`, resolves outside it (through a symlink
+/// of its own or of a directory on the way). A path outside the project as written
+/// is the user's own (their configuration named it) and does not leave.
+pub(crate) fn leaves_project(project: &Path, real_project: Option<&Path>, path: &Path) -> bool {
+    // As written (lexically): canonicalizing would follow the very link in question.
+    if !lexical_clean(path).starts_with(lexical_clean(project)) {
+        return false;
+    }
+    match (std::fs::canonicalize(path), real_project) {
+        (Ok(real), Some(root)) => !real.starts_with(root),
+        // Unresolvable: it cannot be shown to stay inside.
+        _ => true,
+    }
 }
 
 /// The instruction file of `dir`: `AGENTS.md`, else `CLAUDE.md`.
@@ -183,6 +208,37 @@ mod tests {
         assert!(read.contains("[truncated: the file is"));
         assert!(read.len() < FILE_CAP + 200);
         assert_eq!(read_bounded(&dir.path().join("missing.md")), None);
+    }
+
+    #[test]
+    fn an_untrusted_projects_instruction_file_may_not_link_out() {
+        let outside = tempfile::tempdir().unwrap();
+        let secret = outside.path().join("id_ed25519");
+        std::fs::write(&secret, "SECRET").unwrap();
+        let project = tempfile::tempdir().unwrap();
+        std::fs::create_dir(project.path().join(".git")).unwrap();
+        std::os::unix::fs::symlink(&secret, project.path().join("AGENTS.md")).unwrap();
+        std::fs::create_dir(project.path().join("docs")).unwrap();
+        std::fs::write(project.path().join("docs/a.md"), "inside").unwrap();
+        std::os::unix::fs::symlink(&secret, project.path().join("docs/b.md")).unwrap();
+        let patterns = vec!["docs/*.md".to_owned()];
+        let read = |confine| {
+            collect(&Sources {
+                project: project.path(),
+                global_dir: None,
+                home: None,
+                patterns: &patterns,
+                confine,
+            })
+            .into_iter()
+            .map(|i| i.text)
+            .collect::<Vec<_>>()
+        };
+        assert_eq!(read(true), ["inside"]);
+        assert!(
+            read(false).contains(&"SECRET".to_owned()),
+            "trusted: as before"
+        );
     }
 
     #[test]

@@ -51,7 +51,7 @@ pub(crate) fn normalize(path: &Path) -> PathBuf {
 }
 
 /// Removes `.` components and folds `..` into the preceding component.
-fn lexical_clean(path: &Path) -> PathBuf {
+pub(crate) fn lexical_clean(path: &Path) -> PathBuf {
     let mut out = PathBuf::new();
     for component in path.components() {
         match component {

@@ -43,6 +43,9 @@ pub struct PromptInputs {
     pub refresh_interval: Duration,
     /// The environment block already being computed, taken by the first computation.
     pub environment_ahead: Option<Arc<EnvironmentAhead>>,
+    /// The project is not trusted: an instruction file inside it that resolves
+    /// outside it (a symlink to `~/.ssh/id_ed25519`) is not read.
+    pub confine_to_project: bool,
 }
 
 impl PromptInputs {
@@ -61,6 +64,7 @@ impl PromptInputs {
             home: std::env::home_dir(),
             refresh_interval: DEFAULT_REFRESH_INTERVAL,
             environment_ahead: None,
+            confine_to_project: false,
         }
     }
 }
@@ -180,6 +184,7 @@ impl SystemPrompt {
             global_dir: inputs.global_dir.as_deref(),
             home: inputs.home.as_deref(),
             patterns: &inputs.instructions,
+            confine: inputs.confine_to_project,
         });
 
         let layer1 = inputs

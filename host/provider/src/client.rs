@@ -42,11 +42,14 @@ pub struct Endpoint {
     pub idle_timeout: Duration,
 }
 
-// By hand so the API key never reaches a log line.
+// By hand so the API key, and credentials in the base URL, never reach a log line.
 impl std::fmt::Debug for Endpoint {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("Endpoint")
-            .field("base_url", &self.base_url)
+            .field(
+                "base_url",
+                &ward_config::show::redact::mask_url_credentials(&self.base_url),
+            )
             .field("api_key", &self.api_key.as_ref().map(|_| "<redacted>"))
             .field(
                 "headers",
@@ -279,9 +282,14 @@ fn http_request(
                 status: None,
                 message: format!("invalid header name {name:?}"),
             })?;
-        headers.insert(header, header_value(name, value)?);
+        let mut value = header_value(name, value)?;
+        // Configured headers commonly carry tokens: keep them out of debug output too.
+        value.set_sensitive(true);
+        headers.insert(header, value);
     }
-    tracing::debug!(%url, ?protocol, model = %request.model, "provider request");
+    // A base URL may carry credentials (`https://user:token@proxy/v1`).
+    let shown = ward_config::show::redact::mask_url_credentials(&url);
+    tracing::debug!(url = %shown, ?protocol, model = %request.model, "provider request");
     Ok(client
         .post(url)
         .headers(headers)

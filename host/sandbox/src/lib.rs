@@ -7,11 +7,15 @@
 //!   keeps signals and abstract UNIX sockets inside the sandbox.
 //! - **Namespaces** (unprivileged user namespaces): a PID namespace so every
 //!   descendant dies with the command, a mount namespace where Ward's configuration and
-//!   `.git` are bind-mounted read-only and secrets are covered, and — without network —
-//!   a network namespace with no interface up.
+//!   `.git` are bind-mounted read-only and secrets and Ward's private state are
+//!   covered, and — without network — a network namespace with no interface up.
 //!
 //! Both are needed: Landlock cannot make a subdirectory of a writable tree read-only
-//! or hide a file, and namespaces alone do not confine reads. Spawners start programs
+//! or hide a file, and namespaces alone do not confine reads. So what must stay out of
+//! reach whatever a program was granted — Ward's data directory beneath a granted
+//! `~/.local` — is covered in the mount table, which Landlock's grants cannot undo; a
+//! [`Launcher`] adds it ([`Private`]) to every policy it launches, so no spawner can
+//! forget it. Spawners start programs
 //! through a [`Launcher`], which keeps one sandbox server per mount-and-network setup
 //! (the small `ward-sandbox` binary, or `ward` itself, which answers the server's
 //! marker first thing in `main`: [`dispatch`]) and asks it for each program. Where the
@@ -38,7 +42,7 @@ pub use linux::launcher::{
 use std::ffi::OsString;
 use std::path::{Path, PathBuf};
 
-pub use policy::{HOME_SECRETS, Mode, Policy, ReadScope, SYSTEM_READ, home_secrets};
+pub use policy::{HOME_SECRETS, Mode, Policy, Private, ReadScope, SYSTEM_READ, home_secrets};
 
 /// Exit status of a launch the sandbox could not confine (it never runs the program
 /// unconfined instead); its reason is on standard error, after `ward sandbox:`.

@@ -63,7 +63,9 @@ pub struct Policy {
     /// Directories (or files) it may write beneath, and read.
     pub write: Vec<PathBuf>,
     /// Kept read-only even beneath a writable directory: Ward's configuration and
-    /// state, `.git`. Paths that do not exist are skipped.
+    /// state, `.git`. One beneath a hidden directory is shown through its stand-in,
+    /// read-only (and readable only where [`read`](Policy::read) reaches). Paths that
+    /// do not exist are skipped.
     pub read_only: Vec<PathBuf>,
     /// Replaced by an empty stand-in (secrets such as `~/.ssh`). Paths that do not
     /// exist are skipped.
@@ -71,6 +73,38 @@ pub struct Policy {
     /// Whether it may use the network (otherwise it gets a network namespace with
     /// no interfaces up: no socket reaches anything outside it).
     pub network: bool,
+}
+
+/// What a launcher keeps from every program it starts, whatever the program's policy
+/// grants: Ward's own state and secrets ([`crate::Launcher::hiding`]).
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Private {
+    /// Hidden from every program whose files are confined at all (added to its
+    /// [`Policy::hidden`]): a grant of a directory above one does not reach it.
+    pub hidden: Vec<PathBuf>,
+    /// Environment variables removed from every program's environment.
+    pub env: Vec<std::ffi::OsString>,
+}
+
+impl Private {
+    /// `policy` with these paths hidden too (a policy that confines no files has no
+    /// mount table to hide them in: the person let it out of the sandbox).
+    pub fn apply(&self, policy: &Policy) -> Policy {
+        let mut out = policy.clone();
+        if out.confine_files {
+            for p in &self.hidden {
+                if !out.hidden.contains(p) {
+                    out.hidden.push(p.clone());
+                }
+            }
+        }
+        out
+    }
+
+    /// Whether the environment variable `name` must not reach a program.
+    pub fn withholds(&self, name: &std::ffi::OsStr) -> bool {
+        self.env.iter().any(|n| n == name)
+    }
 }
 
 /// The system directories a program needs to run: readable (and executable) by every

@@ -1,7 +1,9 @@
 //! The web page at `/`: plain HTML, CSS and JavaScript built into the binary, no
 //! build step. Everything it shows from a model, a tool or a plugin is set as text,
-//! never parsed as HTML; its Content-Security-Policy allows only its own script and
-//! style and connections to this server.
+//! never parsed as HTML, and rendered inert as the terminal renders it (bidi
+//! controls and invisible characters become visible escapes); its
+//! Content-Security-Policy allows only its own script and style and connections to
+//! this server.
 
 use axum::Router;
 use axum::http::{HeaderValue, header};
@@ -56,3 +58,7 @@ pub fn routes() -> Router {
             get(|| async { page(STYLE, "text/css; charset=utf-8") }),
         )
 }
+
+#[cfg(test)]
+#[path = "web_tests.rs"]
+mod tests;

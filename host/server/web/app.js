@@ -1,5 +1,6 @@
 // Ward's web page: sessions, a streamed chat, tool calls, permission asks.
-// Everything a model, a tool or a plugin wrote is set with textContent: never HTML.
+// Everything a model, a tool or a plugin wrote is set with textContent: never HTML,
+// and rendered inert first (see `inert`).
 "use strict";
 
 const $ = (id) => document.getElementById(id);
@@ -174,10 +175,51 @@ function upsertMessage(info) {
 }
 
 // --- rendering -----------------------------------------------------------------
+// Text from a model, a tool, a file or a plugin is shown as the terminal shows it
+// (host/term/src/inert.rs): a bidi embedding, override or isolate (U+202A–U+202E,
+// U+2066–U+2069) or direction mark (U+200E, U+200F, U+061C) reorders what is
+// shown — `evil\u202Etxt.sh` reads as `evilhs.txt` — and the other controls and
+// invisible format characters hide text or make two names look alike. Each becomes
+// a visible escape in the terminal's notation (`\u{202e}`, `\x1b`), so the reader
+// sees that something was there. ZWJ and ZWNJ stay (emoji, Persian, Indic
+// scripts), and so do the tags of a well-formed subdivision flag.
+const HAZARD =
+  /\u{1F3F4}(?:[\u{E0030}-\u{E0039}\u{E0061}-\u{E007A}]{2,7}\u{E007F})?|\r\n|[\p{Cc}\p{Cf}\p{Zl}\p{Zp}\u034F\u115F\u1160\u17B4\u17B5\u3164\uFFA0]/gu;
+
+function escapeChar(c) {
+  if (c === "\n") return "\\n";
+  if (c === "\r") return "\\r";
+  const code = c.codePointAt(0);
+  if (code < 0x80) return "\\x" + code.toString(16).padStart(2, "0");
+  return "\\u{" + code.toString(16) + "}";
+}
+
+function render(text, oneLine) {
+  return String(text).replace(HAZARD, (found) => {
+    if (found.codePointAt(0) === 0x1f3f4) return found; // a flag, or the flag alone
+    if (found === "\u200c" || found === "\u200d" || found === "\t") return found;
+    if (!oneLine && (found === "\n" || found === "\r\n")) return found;
+    return [...found].map(escapeChar).join("");
+  });
+}
+
+// Multi-line text (an answer, a tool's output): line breaks and tabs stay.
+function inert(text) {
+  return render(text, false);
+}
+
+// One line (a title, a name, a question): line breaks are escaped too, so the
+// value cannot pass for lines of the page's own.
+function inertLine(text) {
+  return render(text, true);
+}
+
+// Every text set through here is rendered inert (again, harmlessly: an escape is
+// plain ASCII, so one-line values may be passed through `inertLine` first).
 function el(tag, cls, text) {
   const e = document.createElement(tag);
   if (cls) e.className = cls;
-  if (text !== undefined) e.textContent = text;
+  if (text !== undefined) e.textContent = inert(text);
   return e;
 }
 
@@ -193,7 +235,7 @@ function renderSessions() {
     .filter((s) => !s.parentID)
     .sort((a, b) => b.time.updated - a.time.updated);
   for (const s of sessions) {
-    const li = el("li", "", s.title || s.id);
+    const li = el("li", "", inertLine(s.title || s.id));
     li.dataset.id = s.id;
     if (s.id === state.current) li.classList.add("current");
     if (state.status.get(s.id) === "busy") li.classList.add("busy");
@@ -204,7 +246,7 @@ function renderSessions() {
 
 function renderHeader() {
   const s = state.sessions.get(state.current);
-  $("session-title").textContent = s ? (s.title || s.id) : "No session";
+  $("session-title").textContent = s ? inertLine(s.title || s.id) : "No session";
   const busy = state.status.get(state.current) === "busy";
   $("session-status").textContent = busy ? "working…" : "";
   $("abort").disabled = !busy;
@@ -229,7 +271,7 @@ function renderMessages() {
     if (!m) continue;
     const div = el("div", "message " + (m.info.role || ""));
     div.dataset.id = id;
-    div.append(el("div", "role", m.info.role === "user" ? "you" : (m.info.agent || "assistant")));
+    div.append(el("div", "role", m.info.role === "user" ? "you" : inertLine(m.info.agent || "assistant")));
     for (const part of m.parts.values()) {
       const node = renderPart(part, open);
       if (node) div.append(node);
@@ -260,7 +302,7 @@ function renderPart(part, open) {
       d.dataset.tool = part.tool;
       d.open = open.has(part.id);
       const title = st.title ? " — " + st.title : "";
-      d.append(el("summary", "", part.tool + title + " [" + (st.status || "pending") + "]"));
+      d.append(el("summary", "", inertLine(part.tool + title + " [" + (st.status || "pending") + "]")));
       d.append(el("pre", "tool-input", JSON.stringify(st.input || {}, null, 2)));
       if (st.status === "completed") d.append(el("pre", "tool-output", st.output || ""));
       if (st.status === "error") d.append(el("pre", "tool-output error", st.error || ""));
@@ -282,9 +324,9 @@ function showAsk() {
   // A plugin's own question says so: what it shows is the plugin's text, and the
   // answer applies to that plugin alone, never to a tool of the same name.
   const who = ask.plugin ? "Plugin " + ask.plugin + " asks — " : "";
-  $("perm-what").textContent = who + ask.permission + ": " + (ask.patterns || []).join(", ");
+  $("perm-what").textContent = inertLine(who + ask.permission + ": " + (ask.patterns || []).join(", "));
   const detail = ask.metadata && (ask.metadata.diff || ask.metadata.command || ask.metadata.description);
-  $("perm-detail").textContent = detail ? (ask.plugin ? "(from the plugin) " : "") + String(detail) : "";
+  $("perm-detail").textContent = detail ? (ask.plugin ? "(from the plugin) " : "") + inert(detail) : "";
   $("perm-feedback").value = "";
   if (!dialog.open) dialog.showModal();
 }
@@ -299,7 +341,7 @@ async function answer(reply) {
   try {
     await api("POST", "/permission/" + encodeURIComponent(id) + "/reply", body);
   } catch (e) {
-    alert(e.message);
+    alert(inertLine(e.message));
   }
 }
 
@@ -349,7 +391,7 @@ async function send(ev) {
       agent: $("agent").value || undefined,
     });
   } catch (e) {
-    alert(e.message);
+    alert(inertLine(e.message));
   }
 }
 
@@ -360,7 +402,7 @@ async function start() {
   const picker = $("agent");
   picker.replaceChildren();
   for (const a of agents.filter((a) => a.mode !== "subagent" && !a.hidden)) {
-    const o = el("option", "", a.name);
+    const o = el("option", "", inertLine(a.name));
     o.value = a.name;
     picker.append(o);
   }

@@ -6,6 +6,12 @@
 //!   file-system watcher follows the project (the bench waits for it).
 //! - `step: track + changed + track`: the whole per-step cost as the loop pays it.
 //! - `restore 100 files`: a revert of 100 changed files.
+//! - `full scan, nothing changed`: the first snapshot of a new process (a new
+//!   [`Snapshots`] on the same store), which scans every file.
+//! - `track, 3 files made 600`: modes git's trees do not record, so the snapshot's
+//!   own record of modes changes each time.
+//! - `… every file 664`: a project written under umask 002, where that record
+//!   names every file: a full scan, and a snapshot after one new file.
 
 #![allow(
     clippy::unwrap_used,
@@ -13,6 +19,7 @@
     reason = "a benchmark: a panic is how it fails"
 )]
 
+use std::os::unix::fs::PermissionsExt;
 use std::path::Path;
 use std::time::{Duration, Instant};
 
@@ -35,6 +42,19 @@ fn write_project(root: &Path) {
 
 fn file(root: &Path, i: usize) -> std::path::PathBuf {
     root.join(format!("src/m{:03}/f{i}.rs", i / 100))
+}
+
+fn chmod(path: &Path, bits: u32) {
+    std::fs::set_permissions(path, std::fs::Permissions::from_mode(bits)).unwrap();
+}
+
+/// Waits for the watcher, then takes the full scan later snapshots build on.
+fn settle(snapshots: &Snapshots) {
+    let started = Instant::now();
+    while !snapshots.watching() && started.elapsed() < Duration::from_secs(30) {
+        std::thread::sleep(Duration::from_millis(5));
+    }
+    snapshots.track().unwrap();
 }
 
 fn report(name: &str, mut times: Vec<Duration>) {
@@ -125,4 +145,48 @@ fn main() {
         restore.push(t.elapsed());
     }
     report("restore 100 files", restore);
+
+    let mut full = Vec::new();
+    for _ in 0..ROUNDS.min(10) {
+        let fresh = Snapshots::new(&data, &root, DEFAULT_MAX_FILE_SIZE);
+        let t = Instant::now();
+        assert!(fresh.track().unwrap().full_scan);
+        full.push(t.elapsed());
+    }
+    report("full scan, nothing changed", full);
+
+    let mut private = Vec::new();
+    for round in 0..ROUNDS {
+        for k in 0..3 {
+            chmod(&file(&root, 8000 + round * 3 + k), 0o600);
+        }
+        let t = Instant::now();
+        assert!(!snapshots.track().unwrap().full_scan);
+        private.push(t.elapsed());
+    }
+    report("track, 3 files made 600", private);
+
+    for i in 0..FILES {
+        chmod(&file(&root, i), 0o664);
+    }
+    snapshots.track().unwrap();
+    settle(&snapshots);
+    let mut full = Vec::new();
+    for _ in 0..ROUNDS.min(10) {
+        let fresh = Snapshots::new(&data, &root, DEFAULT_MAX_FILE_SIZE);
+        let t = Instant::now();
+        assert!(fresh.track().unwrap().full_scan);
+        full.push(t.elapsed());
+    }
+    report("full scan, every file 664", full);
+    let mut wide = Vec::new();
+    for round in 0..ROUNDS {
+        let new = root.join(format!("src/m000/new{round}.rs"));
+        std::fs::write(&new, "new\n").unwrap();
+        chmod(&new, 0o664);
+        let t = Instant::now();
+        assert!(!snapshots.track().unwrap().full_scan);
+        wide.push(t.elapsed());
+    }
+    report("track, 1 new file, every file 664", wide);
 }

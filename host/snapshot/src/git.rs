@@ -5,7 +5,7 @@
 //! redirect it.
 
 use std::fs::File;
-use std::io::Write;
+use std::io::{BufRead, BufReader, Read, Write};
 use std::os::fd::{AsRawFd, BorrowedFd};
 use std::os::unix::process::CommandExt;
 use std::path::{Path, PathBuf};
@@ -83,6 +83,81 @@ impl Git {
         input: Option<&[u8]>,
     ) -> Result<Vec<u8>, SnapshotError> {
         run(self.command(args), args, input)
+    }
+
+    /// The contents of each object `specs` names (an object id, or `<tree>:<path>`),
+    /// in order, read in one `git cat-file --batch`; `None` for one not found. A
+    /// spec must not contain a newline.
+    pub(crate) fn cat_batch(&self, specs: &[&str]) -> Result<Vec<Option<Vec<u8>>>, SnapshotError> {
+        let mut found = Vec::with_capacity(specs.len());
+        if specs.is_empty() {
+            return Ok(found);
+        }
+        let mut input = String::new();
+        for spec in specs {
+            input.push_str(spec);
+            input.push('\n');
+        }
+        // Only the object store is read: no work tree, no lock needed.
+        let mut command = shut_in_git();
+        command
+            .arg("--git-dir")
+            .arg(&self.git_dir)
+            .args(["cat-file", "--batch"])
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::null());
+        let spawn = |source: std::io::Error| SnapshotError::Spawn { source };
+        let mut child = command.spawn().map_err(|source| {
+            if source.kind() == std::io::ErrorKind::NotFound {
+                SnapshotError::GitMissing
+            } else {
+                spawn(source)
+            }
+        })?;
+        let stdin = child.stdin.take();
+        // Written from a thread: git answers (and may fill its stdout) as it reads.
+        let writer = std::thread::spawn(move || {
+            if let Some(mut stdin) = stdin {
+                let _ = stdin.write_all(input.as_bytes());
+            }
+        });
+        let output = |detail: String| SnapshotError::Output {
+            args: "cat-file --batch".into(),
+            detail,
+        };
+        let read = child.stdout.take().map(|stdout| {
+            let mut reader = BufReader::new(stdout);
+            let mut header = String::new();
+            while found.len() < specs.len() {
+                header.clear();
+                if reader.read_line(&mut header).map_err(spawn)? == 0 {
+                    return Err(output("answers ended early".into()));
+                }
+                // `<oid> SP <type> SP <size> LF <contents> LF`, or `<spec> missing LF`.
+                let answer = header.trim_end();
+                if answer.ends_with(" missing") || answer.ends_with(" ambiguous") {
+                    found.push(None);
+                    continue;
+                }
+                let fields: Vec<&str> = answer.split(' ').collect();
+                let [_oid, _kind, size] = fields[..] else {
+                    return Err(output(format!("unreadable answer `{answer}`")));
+                };
+                let size: usize = size
+                    .parse()
+                    .map_err(|_| output(format!("bad size in `{}`", header.trim())))?;
+                let mut content = vec![0; size + 1];
+                reader.read_exact(&mut content).map_err(spawn)?;
+                content.truncate(size);
+                found.push(Some(content));
+            }
+            Ok(())
+        });
+        let _ = writer.join();
+        let _ = child.wait();
+        read.unwrap_or_else(|| Err(output("no output".into())))?;
+        Ok(found)
     }
 }
 

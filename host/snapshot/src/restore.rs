@@ -6,16 +6,18 @@
 //! at without following links, and a symlink where a directory should be is
 //! removed (the link, never its target) and replaced by a directory; a file is
 //! written to a fresh temporary name beside its target and renamed over it, so a
-//! symlink at the target is replaced rather than written through.
+//! symlink at the target is replaced rather than written through. A file gets the
+//! permission bits the snapshot's mode manifest (the `modes` module) records for
+//! it, else those git gives it; the manifest itself is never written out.
 
 use std::collections::{BTreeMap, HashMap};
-use std::io::{BufRead, BufReader, Read, Write};
+use std::io::Write;
 use std::os::unix::fs::{OpenOptionsExt, PermissionsExt};
 use std::path::{Component, Path, PathBuf};
-use std::process::{Command, Stdio};
 
 use crate::error::SnapshotError;
 use crate::git::{Git, nul_fields};
+use crate::modes::{self, MANIFEST};
 
 /// A tree entry: its mode and object.
 struct Entry {
@@ -30,20 +32,43 @@ pub(crate) fn restore(git: &Git, files: &[(String, String)]) -> Result<(), Snaps
     }
     let mut by_tree: BTreeMap<&str, Vec<&str>> = BTreeMap::new();
     for (path, tree) in files {
-        by_tree.entry(tree).or_default().push(path);
+        // The snapshot's own record of modes, not a file of the project.
+        if path != MANIFEST {
+            by_tree.entry(tree).or_default().push(path);
+        }
     }
     let root = &git.work_tree;
     for (tree, paths) in by_tree {
-        let entries = entries(git, tree, &paths)?;
-        let wanted: Vec<&Entry> = entries.values().filter(|e| e.mode != 0o160000).collect();
-        let mut blobs = blobs(git, wanted.iter().map(|e| e.oid.as_str()))?;
+        let mut asked = paths.clone();
+        asked.push(MANIFEST);
+        let mut entries = entries(git, tree, &asked)?;
+        let manifest = entries.remove(MANIFEST);
+        let wanted: Vec<&str> = entries
+            .values()
+            .chain(&manifest)
+            .filter(|e| e.mode != 0o160000)
+            .map(|e| e.oid.as_str())
+            .collect();
+        let mut blobs = HashMap::new();
+        for (oid, content) in wanted.iter().zip(git.cat_batch(&wanted)?) {
+            let content = content.ok_or_else(|| SnapshotError::Output {
+                args: "cat-file --batch".into(),
+                detail: format!("object not found: `{oid}`"),
+            })?;
+            blobs.insert(oid.to_string(), content);
+        }
+        let recorded = manifest
+            .and_then(|e| blobs.get(&e.oid))
+            .map(|bytes| modes::decode(bytes))
+            .unwrap_or_default();
         for path in paths {
             match entries.get(path) {
                 // A nested repository's commit: nothing of ours to write.
                 Some(entry) if entry.mode == 0o160000 => {}
                 Some(entry) => {
-                    let content = blobs.remove(&entry.oid).unwrap_or_default();
-                    write(root, path, entry.mode, &content)?;
+                    let content = blobs.get(&entry.oid).map(Vec::as_slice).unwrap_or_default();
+                    let perms = modes::restored(entry.mode, recorded.get(path).copied());
+                    write(root, path, entry.mode, perms, content)?;
                 }
                 None => remove(root, path)?,
             }
@@ -95,78 +120,6 @@ fn entries(git: &Git, tree: &str, paths: &[&str]) -> Result<HashMap<String, Entr
     Ok(entries)
 }
 
-/// The contents of `oids`, read in one `git cat-file --batch`.
-fn blobs<'a>(
-    git: &Git,
-    oids: impl Iterator<Item = &'a str>,
-) -> Result<HashMap<String, Vec<u8>>, SnapshotError> {
-    let mut input = String::new();
-    for oid in oids {
-        input.push_str(oid);
-        input.push('\n');
-    }
-    let mut found = HashMap::new();
-    if input.is_empty() {
-        return Ok(found);
-    }
-    let mut command = Command::new("git");
-    command
-        .env("GIT_CONFIG_NOSYSTEM", "1")
-        .env("GIT_CONFIG_GLOBAL", "/dev/null")
-        .env_remove("GIT_DIR")
-        .env_remove("GIT_OBJECT_DIRECTORY")
-        .env_remove("GIT_ALTERNATE_OBJECT_DIRECTORIES")
-        .arg("--git-dir")
-        .arg(&git.git_dir)
-        .args(["cat-file", "--batch"])
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::null());
-    let spawn = |source: std::io::Error| SnapshotError::Spawn { source };
-    let mut child = command.spawn().map_err(|source| {
-        if source.kind() == std::io::ErrorKind::NotFound {
-            SnapshotError::GitMissing
-        } else {
-            spawn(source)
-        }
-    })?;
-    let stdin = child.stdin.take();
-    let writer = std::thread::spawn(move || {
-        if let Some(mut stdin) = stdin {
-            let _ = stdin.write_all(input.as_bytes());
-        }
-    });
-    let output = |detail: String| SnapshotError::Output {
-        args: "cat-file --batch".into(),
-        detail,
-    };
-    if let Some(stdout) = child.stdout.take() {
-        let mut reader = BufReader::new(stdout);
-        let mut header = String::new();
-        loop {
-            header.clear();
-            if reader.read_line(&mut header).map_err(spawn)? == 0 {
-                break;
-            }
-            // `<oid> SP <type> SP <size> LF <contents> LF`, or `<oid> missing LF`.
-            let fields: Vec<&str> = header.split_whitespace().collect();
-            let [oid, _kind, size] = fields[..] else {
-                return Err(output(format!("object not found: `{}`", header.trim())));
-            };
-            let size: usize = size
-                .parse()
-                .map_err(|_| output(format!("bad size in `{}`", header.trim())))?;
-            let mut content = vec![0; size + 1];
-            reader.read_exact(&mut content).map_err(spawn)?;
-            content.truncate(size);
-            found.insert(oid.to_string(), content);
-        }
-    }
-    let _ = writer.join();
-    let _ = child.wait();
-    Ok(found)
-}
-
 /// Makes `rel`'s parent directories under `root` real directories; returns the
 /// parent's path.
 fn parent_dirs(root: &Path, rel: &Path) -> Result<PathBuf, SnapshotError> {
@@ -193,8 +146,15 @@ fn parent_dirs(root: &Path, rel: &Path) -> Result<PathBuf, SnapshotError> {
     Ok(dir)
 }
 
-/// Writes `content` at `rel` with git `mode` (file, executable or symlink).
-fn write(root: &Path, rel: &str, mode: u32, content: &[u8]) -> Result<(), SnapshotError> {
+/// Writes `content` at `rel` with git `mode` (a file or a symlink), a file with
+/// permission bits `perms`.
+fn write(
+    root: &Path,
+    rel: &str,
+    mode: u32,
+    perms: u32,
+    content: &[u8],
+) -> Result<(), SnapshotError> {
     let rel_path = Path::new(rel);
     let parent = parent_dirs(root, rel_path)?;
     let Some(name) = rel_path.file_name() else {
@@ -220,7 +180,8 @@ fn write(root: &Path, rel: &str, mode: u32, content: &[u8]) -> Result<(), Snapsh
         let link = <std::ffi::OsStr as std::os::unix::ffi::OsStrExt>::from_bytes(content);
         std::os::unix::fs::symlink(link, &temp).map_err(io(&temp))?;
     } else {
-        let perms = if mode & 0o111 != 0 { 0o755 } else { 0o644 };
+        // Created with `perms` (narrowed by the umask), so a `600` file's content is
+        // never readable by others, not even for a moment before the rename.
         let mut file = std::fs::File::options()
             .write(true)
             .create_new(true)

@@ -40,5 +40,7 @@ pub use model::session::{
     CacheTokens, FileDiff, ModelRef, Session, SessionRevert, SessionSummary, SessionTime, Tokens,
 };
 pub use model::todo::{Todo, TodoPriority, TodoStatus};
-pub use sqlite::{DeltaOptions, DeltaStats, SessionRecords, SqliteOptions, SqliteStore, TakenIds};
+pub use sqlite::{
+    DeltaOptions, DeltaStats, ImportedSession, SessionRecords, SqliteOptions, SqliteStore, TakenIds,
+};
 pub use store::{Recovery, Store};

@@ -68,6 +68,7 @@ fn names(listed: &Value) -> Vec<&str> {
 async fn the_inspector_cli_lists_and_calls_the_tools() {
     let p = Project::new("mcp-inspector");
     p.install_test_plugin("noop");
+    p.trust();
     let ward = ward_binary();
     let ward = ward.to_str().unwrap();
     let listed = inspect(&p, &[ward, "mcp", "serve", "--method", "tools/list"]).await;

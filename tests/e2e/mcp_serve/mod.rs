@@ -47,6 +47,7 @@ fn ward_env(p: &Project) -> serde_json::Map<String, Value> {
 
 /// How the Python client starts `ward mcp serve ARGS` in `p` over stdio.
 fn stdio(p: &Project, args: &[&str]) -> Value {
+    p.trust();
     let mut all = vec!["mcp", "serve"];
     all.extend_from_slice(args);
     json!({

@@ -203,7 +203,11 @@ async fn installing_or_removing_a_plugin_is_announced() {
     std::fs::copy(wasm, source.join(file)).unwrap();
     for (mode, listen) in [("legacy", false), ("auto", true)] {
         let p = noop_project("mcp-changed");
-        let installed = p.path(".ward/plugins/hostile");
+        // Into the user's own plugin directory: one dropped into the project's would
+        // change what the trusted project asks for, and restrict it (security::trust).
+        let user_plugins = p.home.join(".config/ward/plugins");
+        std::fs::create_dir_all(&user_plugins).unwrap();
+        let installed = user_plugins.join("hostile");
         let record = drive(json!({
             "stdio": stdio(&p, &[]),
             "mode": mode,

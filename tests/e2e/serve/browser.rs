@@ -1,7 +1,8 @@
 //! The web page in a real headless Chromium (Debian's `chromium` and
 //! `chromium-driver`, driven over WebDriver): a prompt sent from the page streams its
-//! answer, its permission dialog is answered with a click, the tool's output shows;
-//! and a page on another origin, even one holding the token, cannot start a prompt.
+//! answer, its permission dialog is answered with a click, the tool's output shows
+//! (bidi controls escaped, as in the terminal); and a page on another origin, even
+//! one holding the token, cannot start a prompt.
 
 use std::time::Duration;
 
@@ -22,10 +23,13 @@ async fn the_web_page_streams_a_chat_and_answers_a_permission_dialog() {
         "serve-web",
         vec![
             Turn::tool("r1", "read", json!({ "filePath": "a.txt" })),
-            Turn::text("The file says alpha. <img src=x onerror=alert(1)>"),
+            Turn::text("The file says alpha. <img src=x onerror=alert(1)> evil\u{202E}txt.sh"),
         ],
     )
     .await;
+    // A file's bidi isolate and a model's override are shown as the terminal shows
+    // them: escaped, not obeyed.
+    p.write("a.txt", "alpha \u{2066}isolated\n");
     let served = Served::start(&p, &[], &[]).await;
     let browser = Browser::start().await;
     browser
@@ -67,6 +71,12 @@ async fn the_web_page_streams_a_chat_and_answers_a_permission_dialog() {
         text.as_str().unwrap_or_default().contains("<img src=x"),
         "shown as text: {text}"
     );
+    assert!(
+        text.as_str()
+            .unwrap_or_default()
+            .contains("evil\\u{202e}txt.sh"),
+        "the override escaped: {text}"
+    );
     let images = browser
         .eval("return document.querySelectorAll('#messages img').length;")
         .await;
@@ -78,8 +88,11 @@ async fn the_web_page_streams_a_chat_and_answers_a_permission_dialog() {
         )
         .await;
     assert!(
-        output.as_str().unwrap_or_default().contains("alpha"),
-        "{output}"
+        output
+            .as_str()
+            .unwrap_or_default()
+            .contains("alpha \\u{2066}isolated"),
+        "the isolate escaped: {output}"
     );
     assert_eq!(llm.requests().len(), 2);
 

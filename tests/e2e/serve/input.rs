@@ -138,7 +138,7 @@ async fn bad_requests_get_a_clear_error_and_the_server_goes_on() {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn the_configuration_goes_out_without_provider_secrets() {
+async fn the_configuration_goes_out_without_secrets_in_the_same_shape() {
     let (p, _llm) = project_asking_for_reads("serve-config", vec![Turn::text("x")]).await;
     let toml = p.read("ward.toml");
     let toml = toml.replace(
@@ -146,15 +146,35 @@ async fn the_configuration_goes_out_without_provider_secrets() {
         "api_key = \"sk-live-SECRET\"\nheaders = { Authorization = \"Bearer HDR-SECRET\" }",
     );
     p.write("ward.toml", &toml);
-    let served = Served::start(&p, &[], &[]).await;
+    // The user's own layer (trusted, so its `{env:…}` resolves); the servers are
+    // disabled, so nothing starts.
+    let user = "[mcp.d]\ntype = \"local\"\nenabled = false\n\
+                command = [\"srv\", \"--token\", \"{env:WARD_TEST_TOKEN}\"]\n\
+                environment = { LEVEL = \"ENV-SECRET\" }\n\
+                [mcp.r]\ntype = \"remote\"\nenabled = false\n\
+                url = \"https://me:URL-SECRET@mcp.example/mcp\"\n";
+    let served = Served::start(
+        &p,
+        &[],
+        &[
+            ("WARD_CONFIG_CONTENT", user),
+            ("WARD_TEST_TOKEN", "SUBST-SECRET"),
+        ],
+    )
+    .await;
     let (status, body) = served.call("GET", "/config", None).await;
     assert_eq!(status, 200, "{body}");
-    assert!(
-        !body.contains("SECRET"),
-        "a provider secret left the server: {body}"
-    );
+    assert!(!body.contains("SECRET"), "a secret left the server: {body}");
     let config: Value = serde_json::from_str(&body).expect("json");
-    assert_eq!(config["provider"]["scripted"]["api_key"], "<redacted>");
-    assert_eq!(config["provider"]["scripted"]["headers"], "<redacted>");
+    let provider = &config["provider"]["scripted"];
+    assert_eq!(provider["api_key"], "***");
+    // Still a map of headers, as OpenCode's clients expect: only values change.
+    assert_eq!(provider["headers"], json!({ "Authorization": "***" }));
+    assert_eq!(
+        config["mcp"]["d"]["command"],
+        json!(["srv", "--token", "***"])
+    );
+    assert_eq!(config["mcp"]["d"]["environment"]["LEVEL"], "***");
+    assert_eq!(config["mcp"]["r"]["url"], "https://***@mcp.example/mcp");
     assert_eq!(config["model"], "scripted/test-model");
 }

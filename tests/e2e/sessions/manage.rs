@@ -12,6 +12,12 @@ use super::transfer::session_in;
 
 /// `ward ARGS` in `dir` (a directory of `p`), sharing `p`'s data directory.
 async fn run_in(p: &Project, dir: &str, args: &[&str]) -> (bool, String, String) {
+    // `dir` may be a project of its own (its own `ward.toml`): its user trusts it too.
+    let _ = p
+        .untrusting_ward()
+        .current_dir(p.path(dir))
+        .args(["trust", "--yes"])
+        .output();
     let mut cmd = p.ward();
     cmd.current_dir(p.path(dir))
         .args(args)

@@ -140,6 +140,7 @@ async fn a_question_dressed_as_a_permission_prompt_grants_nothing() {
 /// `ward ARGS` on a real terminal: util-linux `script` runs it under a PTY and
 /// forwards `input` to it.
 async fn on_a_terminal(p: &Project, args: &str, input: &str) -> String {
+    p.trust();
     let base = p.ward();
     let mut cmd = Command::new("script");
     cmd.args([

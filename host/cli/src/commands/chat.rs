@@ -44,6 +44,8 @@ pub struct ChatArgs {
 
 /// Runs the interactive mode until `/exit` or end of input.
 pub async fn run(args: ChatArgs) -> Result<ExitCode> {
+    // A person is here: a project nobody decided about is asked about once, first.
+    super::trust::ask_on_open(&std::env::current_dir()?)?;
     if !args.no_tui
         && std::io::stdin().is_terminal()
         && ward_term::is_terminal(ward_term::Stream::Stdout)

@@ -16,6 +16,7 @@ pub mod serve;
 pub mod session;
 pub mod skill;
 pub mod tool;
+pub mod trust;
 pub mod tui;
 pub mod undo;
 

@@ -75,7 +75,10 @@ fn provider_block(
         inert_line(&provider.id),
         mark(provider.origin),
         protocol(provider.protocol),
-        inert_line(&provider.base_url)
+        // Credentials in the URL stay out of a listing that gets pasted into issues.
+        inert_line(&ward_config::show::redact::mask_url_credentials(
+            &provider.base_url
+        ))
     );
     if provider.models.is_empty() {
         let _ = writeln!(out, "  (no models listed; any model id is passed through)");

@@ -52,7 +52,8 @@ impl Tree {
             .map(|(k, v)| (k.as_str(), v.as_str()))
             .collect();
         vars.extend_from_slice(extra);
-        load_with_env(&self.dir.path().join("ws/proj/src/deep"), &env(&vars))
+        // These tests are about layering a project's own files: its user trusts it.
+        crate::testutil::load_trusted(&self.dir.path().join("ws/proj/src/deep"), &env(&vars))
     }
 
     fn path(&self, rel: &str) -> PathBuf {
@@ -241,7 +242,8 @@ fn without_markers_the_project_root_is_the_working_directory() {
     let dir = TempDir::new();
     std::fs::create_dir_all(dir.path().join("a/b")).unwrap();
     let home = dir.path().join("h").to_string_lossy().into_owned();
-    let loaded = load_with_env(&dir.path().join("a/b"), &env(&[("HOME", &home)])).unwrap();
+    let loaded =
+        crate::testutil::load_trusted(&dir.path().join("a/b"), &env(&[("HOME", &home)])).unwrap();
     assert_eq!(loaded.project_root, dir.path().join("a/b"));
     assert!(loaded.sources.is_empty());
     assert_eq!(loaded.config, Config::default());

@@ -9,7 +9,7 @@ use jsonc_parser::ast::{Object, ObjectProp, Value};
 
 use crate::error::{ConfigError, Located, newlines};
 use crate::opencode_json::Layer;
-use crate::substitute::{EnvLookup, substitute_value};
+use crate::substitute::{EnvLookup, Tokens, has_token, substitute_value};
 use crate::warning::Warning;
 
 /// Top-level keys Ward takes as they are (same name, same shape).
@@ -104,6 +104,7 @@ pub(super) struct Converter<'a> {
     newlines: Vec<usize>,
     base_dir: &'a Path,
     env: EnvLookup<'a>,
+    tokens: Tokens,
     layer: Layer,
     /// Tools switched off by `tools`, applied after `permission` so they win
     /// within the file, as OpenCode's switch removes the tool outright.
@@ -116,6 +117,7 @@ impl<'a> Converter<'a> {
         text: &'a str,
         base_dir: &'a Path,
         env: EnvLookup<'a>,
+        tokens: Tokens,
     ) -> Self {
         Converter {
             file,
@@ -123,6 +125,7 @@ impl<'a> Converter<'a> {
             newlines: newlines(text),
             base_dir,
             env,
+            tokens,
             layer: Layer::default(),
             tool_denies: Vec::new(),
         }
@@ -268,15 +271,40 @@ impl<'a> Converter<'a> {
                 },
             },
             Value::StringLit(s) => {
+                if has_token(&s.value) {
+                    self.layer.substituted.push(path.to_vec());
+                }
                 let at = self.at(s.range.start);
-                toml::Value::String(substitute_value(&s.value, self.base_dir, self.env, || {
-                    at.clone()
-                })?)
+                toml::Value::String(substitute_value(
+                    &s.value,
+                    self.base_dir,
+                    self.env,
+                    self.tokens,
+                    || at.clone(),
+                )?)
             }
             Value::Array(array) => {
                 let mut items = Vec::new();
                 for element in &array.elements {
-                    items.extend(self.plain(element, path)?);
+                    let marked = self.layer.substituted.len();
+                    // A string element is marked by its index, as the merged
+                    // configuration will reach it; a substituted value deeper in
+                    // an element marks the whole array (over-hiding, never under).
+                    let item = match element {
+                        Value::StringLit(_) => {
+                            let mut at = path.to_vec();
+                            at.push(items.len().to_string());
+                            self.plain(element, &at)?
+                        }
+                        _ => self.plain(element, path)?,
+                    };
+                    if !matches!(element, Value::StringLit(_))
+                        && self.layer.substituted.len() > marked
+                    {
+                        self.layer.substituted.truncate(marked);
+                        self.layer.substituted.push(path.to_vec());
+                    }
+                    items.extend(item);
                 }
                 toml::Value::Array(items)
             }

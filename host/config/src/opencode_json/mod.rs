@@ -19,7 +19,7 @@ use jsonc_parser::{CollectOptions, CommentCollectionStrategy, ParseOptions, pars
 
 use crate::error::{ConfigError, Located};
 use crate::schema::Config;
-use crate::substitute::EnvLookup;
+use crate::substitute::{EnvLookup, Tokens};
 use crate::warning::Warning;
 
 /// The names OpenCode reads its configuration from, lowest precedence first.
@@ -41,6 +41,9 @@ pub(crate) struct Layer {
     pub(crate) origins: Vec<(Vec<String>, Located)>,
     /// The keys Ward does not act on, each located, with what Ward does instead.
     pub(crate) warnings: Vec<Warning>,
+    /// The paths in `table` of the values spelt by `{env:…}` or `{file:…}`
+    /// substitution (an array element by its index), which are shown hidden.
+    pub(crate) substituted: Vec<Vec<String>>,
 }
 
 /// Parses, converts and validates the OpenCode file `file` whose text is `text`;
@@ -50,6 +53,7 @@ pub(crate) fn layer(
     text: &str,
     base_dir: &Path,
     env: EnvLookup<'_>,
+    tokens: Tokens,
 ) -> Result<Layer, ConfigError> {
     let parse_options = ParseOptions {
         allow_comments: true,
@@ -76,7 +80,7 @@ pub(crate) fn layer(
         // An empty (or comment-only) file says nothing.
         return Ok(Layer::default());
     };
-    let mut converter = convert::Converter::new(file, text, base_dir, env);
+    let mut converter = convert::Converter::new(file, text, base_dir, env, tokens);
     converter.document(&root)?;
     let layer = converter.finish();
     validate(file, &layer)?;

@@ -4,7 +4,13 @@ use super::*;
 
 fn convert(text: &str) -> Result<Layer, ConfigError> {
     let env = |name: &str| (name == "KEY").then(|| "secret".to_owned());
-    layer(Path::new("opencode.json"), text, Path::new("/p"), &env)
+    layer(
+        Path::new("opencode.json"),
+        text,
+        Path::new("/p"),
+        &env,
+        crate::substitute::Tokens::Resolve,
+    )
 }
 
 fn at(layer: &Layer, path: &[&str]) -> String {

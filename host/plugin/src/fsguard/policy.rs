@@ -10,9 +10,11 @@
 //! path before the file is opened and on the opened file's real path after, while
 //! the user is still asked only once.
 //!
-//! Two things no rule changes: an `edit` of Ward's configuration or state (a protected
-//! path, see [`ward_permission::protected`]), lexical or resolved, is refused for every
-//! plugin whatever its grant, and only Ward's own tools get a person's question there
+//! Three things no rule changes: any access to Ward's private state (its data
+//! directory) is refused for every plugin, Ward's own tools included; an `edit` of what
+//! Ward reads as configuration or of its state (a protected path, see
+//! [`ward_permission::protected`]), lexical or resolved, is refused for every plugin
+//! whatever its grant, and only Ward's own tools get a person's question there
 //! instead. And a directory operation is decided for what lies beneath the directory
 //! too ([`Tree`]), so a rule on `dir/*` covers listing, renaming or removing `dir`.
 
@@ -109,6 +111,15 @@ impl<'a> Check<'a> {
     fn pattern(&mut self, pattern: String, path: &Path) -> Result<(), ErrorCode> {
         if self.seen.contains(&pattern) {
             return Ok(());
+        }
+        if let Some(what) = self.env.protected.find_private(path) {
+            // Hidden from every plugin, Ward's own tools too: the token, the database
+            // and the approvals there are Ward's alone, whatever a grant reaches.
+            let reason = format!(
+                "`{}` is {what}: no plugin reads or writes Ward's private state",
+                path.display()
+            );
+            return Err(self.refuse(&reason));
         }
         let mut decision = self.decide(&pattern);
         if self.permission == "edit" {

@@ -164,13 +164,16 @@ pub struct ProviderInfo {
     pub models: BTreeMap<String, ModelInfo>,
 }
 
-// By hand so the API key never reaches a log line.
+// By hand so the API key, and credentials in the base URL, never reach a log line.
 impl std::fmt::Debug for ProviderInfo {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("ProviderInfo")
             .field("id", &self.id)
             .field("protocol", &self.protocol)
-            .field("base_url", &self.base_url)
+            .field(
+                "base_url",
+                &ward_config::show::redact::mask_url_credentials(&self.base_url),
+            )
             .field("env", &self.env)
             .field("api_key", &self.api_key.as_ref().map(|_| "<redacted>"))
             .field("origin", &self.origin)

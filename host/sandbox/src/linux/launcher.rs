@@ -1,5 +1,6 @@
 //! Ward's side of the sandbox: the servers it keeps (one per mount-and-network setup)
-//! and each launch through them.
+//! and each launch through them, each with Ward's private state ([`Private`]) hidden
+//! and its secrets taken out of the environment, whoever asked for the launch.
 //!
 //! A server is reused only while the paths it mounted are the same files: the key
 //! holds the device and inode of every read-only and hidden path that exists (or that
@@ -21,7 +22,7 @@ use rustix::net::{AddressFamily, SocketFlags, SocketType};
 
 use crate::linux::server::{FAILED, READY, Setup};
 use crate::linux::wire::{Request, send_with_fds};
-use crate::policy::Policy;
+use crate::policy::{Policy, Private};
 use crate::{SERVE_ARG, SandboxError};
 
 /// Servers kept at once; the oldest is let go (once its programs end) beyond this.
@@ -32,6 +33,7 @@ const START_TIMEOUT: Duration = Duration::from_secs(10);
 /// Starts confined programs through sandbox servers, started on first use.
 pub struct Launcher {
     helper: PathBuf,
+    private: Private,
     servers: Mutex<Vec<(Key, Arc<Server>)>>,
 }
 
@@ -107,8 +109,15 @@ impl Launcher {
     pub fn new(helper: PathBuf) -> Launcher {
         Launcher {
             helper,
+            private: Private::default(),
             servers: Mutex::new(Vec::new()),
         }
+    }
+
+    /// This launcher keeping `private` from every program it starts.
+    pub fn hiding(mut self, private: Private) -> Launcher {
+        self.private = private;
+        self
     }
 
     /// The helper binary its servers run.
@@ -119,6 +128,12 @@ impl Launcher {
     /// Starts `program` confined by `policy` (blocking: at most a server's start, a few
     /// milliseconds, the first time a setup is used).
     pub fn launch(&self, policy: &Policy, program: &Program) -> Result<Launched, SandboxError> {
+        let policy = &self.private.apply(policy);
+        let mut program = program.clone();
+        program
+            .env
+            .retain(|(name, _)| !self.private.withholds(name));
+        let program = &program;
         let key = Key::of(policy);
         let server = self.server(&key)?;
         match server.launch(policy, program) {
@@ -135,7 +150,8 @@ impl Launcher {
     /// launching anything (blocking, as [`Launcher::launch`]): done ahead of a first
     /// launch that should not wait for it.
     pub fn prepare(&self, policy: &Policy) -> Result<(), SandboxError> {
-        self.server(&Key::of(policy)).map(|_| ())
+        self.server(&Key::of(&self.private.apply(policy)))
+            .map(|_| ())
     }
 
     fn server(&self, key: &Key) -> Result<Arc<Server>, SandboxError> {

@@ -1,7 +1,8 @@
 //! The namespaces a confined process lives in, and the mounts made inside them.
 //!
 //! A user namespace (so no privilege is needed) owning a mount namespace (Ward's configuration
-//! bind-mounted read-only, secrets covered by empty stand-ins) and, with the network
+//! bind-mounted read-only, secrets and Ward's private state covered by empty stand-ins,
+//! through which only the paths a policy shows are mounted back) and, with the network
 //! off, a network namespace with no interface up — entered once by the sandbox server
 //! ([`crate::linux::server`]), which is single-threaded as a new user namespace
 //! requires. Each program's own PID namespace (its process tree dies with its first
@@ -9,7 +10,9 @@
 
 use std::ffi::CString;
 use std::io;
+use std::os::fd::{AsRawFd, FromRawFd, OwnedFd};
 use std::os::unix::ffi::OsStrExt;
+use std::os::unix::fs::PermissionsExt;
 use std::path::Path;
 
 use crate::SandboxError;
@@ -18,6 +21,10 @@ use crate::SandboxError;
 const MOUNT_ATTR_RDONLY: u64 = 0x1;
 /// `AT_RECURSIVE` from `<linux/fcntl.h>`.
 const AT_RECURSIVE: libc::c_uint = 0x8000;
+/// `OPEN_TREE_CLONE` from `<linux/mount.h>`: a detached copy of the mount tree.
+const OPEN_TREE_CLONE: libc::c_uint = 0x1;
+/// `MOVE_MOUNT_F_EMPTY_PATH` from `<linux/mount.h>`: the source is the descriptor.
+const MOVE_MOUNT_F_EMPTY_PATH: libc::c_uint = 0x4;
 
 /// `struct mount_attr` from `<linux/mount.h>`.
 #[repr(C)]
@@ -84,6 +91,11 @@ pub fn make_read_only(path: &Path) -> Result<(), SandboxError> {
         error,
     };
     mount(Some(path), path, None, libc::MS_BIND | libc::MS_REC, None).map_err(fail)?;
+    set_read_only(path)
+}
+
+/// Sets every mount at and beneath `path` read-only.
+fn set_read_only(path: &Path) -> Result<(), SandboxError> {
     let c = cstring(path)?;
     let attr = MountAttr {
         attr_set: MOUNT_ATTR_RDONLY,
@@ -104,7 +116,10 @@ pub fn make_read_only(path: &Path) -> Result<(), SandboxError> {
         )
     };
     if rc != 0 {
-        return Err(fail(io::Error::last_os_error()));
+        return Err(SandboxError::Mount {
+            path: path.to_path_buf(),
+            error: io::Error::last_os_error(),
+        });
     }
     Ok(())
 }
@@ -136,6 +151,96 @@ pub fn hide(path: &Path) -> Result<(), SandboxError> {
         )
         .map_err(fail)
     }
+}
+
+/// Covers directory `path` like [`hide`], except for `shown` (existing paths beneath
+/// it), which stay where they are, read-only: their mounts are copied first, the stand-in
+/// gets a place for each, and the copies are moved there. The stand-in's directories
+/// can be passed through but not listed, so nothing else beneath `path` is even named.
+pub fn hide_showing(path: &Path, shown: &[std::path::PathBuf]) -> Result<(), SandboxError> {
+    if shown.is_empty() {
+        return hide(path);
+    }
+    let fail = |at: &Path| {
+        let at = at.to_path_buf();
+        move |error| SandboxError::Mount { path: at, error }
+    };
+    // Copied before the stand-in covers them (then they cannot be reached).
+    let mut copies = Vec::with_capacity(shown.len());
+    for inner in shown {
+        let Ok(rel) = inner.strip_prefix(path) else {
+            continue;
+        };
+        copies.push((rel, inner.is_dir(), open_tree(inner).map_err(fail(inner))?));
+    }
+    let flags = libc::MS_NOSUID | libc::MS_NODEV | libc::MS_NOEXEC;
+    mount(
+        Some(Path::new("tmpfs")),
+        path,
+        Some("tmpfs"),
+        flags,
+        Some("size=4k,nr_inodes=64,mode=700"),
+    )
+    .map_err(fail(path))?;
+    let mut made = vec![path.to_path_buf()];
+    for (rel, is_dir, tree) in &copies {
+        let target = path.join(rel);
+        let mut dir = path.to_path_buf();
+        for part in rel.parent().into_iter().flat_map(Path::components) {
+            dir.push(part);
+            if !made.contains(&dir) {
+                std::fs::create_dir(&dir).map_err(fail(&dir))?;
+                made.push(dir.clone());
+            }
+        }
+        if *is_dir {
+            std::fs::create_dir(&target).map_err(fail(&target))?;
+        } else {
+            std::fs::File::create(&target).map_err(fail(&target))?;
+        }
+        move_mount(tree, &target).map_err(fail(&target))?;
+    }
+    // Passable, not listable: execute only.
+    for dir in made.iter().rev() {
+        std::fs::set_permissions(dir, std::fs::Permissions::from_mode(0o111)).map_err(fail(dir))?;
+    }
+    set_read_only(path)
+}
+
+/// A detached copy of the mount tree at `path` (`open_tree(2)` with `OPEN_TREE_CLONE`).
+fn open_tree(path: &Path) -> io::Result<OwnedFd> {
+    let c = cstring_io(path)?;
+    let flags = OPEN_TREE_CLONE | AT_RECURSIVE | libc::O_CLOEXEC as libc::c_uint;
+    // SAFETY: open_tree(2) reads the NUL-terminated path, which outlives the call.
+    let fd = unsafe { libc::syscall(libc::SYS_open_tree, libc::AT_FDCWD, c.as_ptr(), flags) };
+    if fd < 0 {
+        return Err(io::Error::last_os_error());
+    }
+    let fd = libc::c_int::try_from(fd).map_err(io::Error::other)?;
+    // SAFETY: open_tree returned a new descriptor that nothing else owns.
+    Ok(unsafe { OwnedFd::from_raw_fd(fd) })
+}
+
+/// Attaches the detached mount tree `tree` at `target`.
+fn move_mount(tree: &OwnedFd, target: &Path) -> io::Result<()> {
+    let c = cstring_io(target)?;
+    let empty = c"";
+    // SAFETY: move_mount(2) reads the two NUL-terminated paths, which outlive the call;
+    // `tree` is an open descriptor.
+    let rc = unsafe {
+        libc::syscall(
+            libc::SYS_move_mount,
+            tree.as_raw_fd(),
+            empty.as_ptr(),
+            libc::AT_FDCWD,
+            c.as_ptr(),
+            MOVE_MOUNT_F_EMPTY_PATH,
+        )
+    };
+    if rc != 0 {
+        return Err(io::Error::last_os_error());
+    }
+    Ok(())
 }
 
 /// Mounts a `/proc` of the new PID namespace, so the process sees only its own tree.

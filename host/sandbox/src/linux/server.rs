@@ -21,6 +21,7 @@ use std::io::{self, Write};
 use std::os::fd::{AsFd, AsRawFd, FromRawFd, OwnedFd};
 use std::os::unix::ffi::OsStrExt;
 use std::os::unix::net::UnixStream;
+use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
 
@@ -36,10 +37,11 @@ pub struct Setup {
     pub confine_files: bool,
     /// Whether the network is reachable (otherwise: an empty network namespace).
     pub network: bool,
-    /// Mounted read-only (those that exist when the server starts).
-    pub read_only: Vec<std::path::PathBuf>,
+    /// Mounted read-only (those that exist when the server starts); one beneath a
+    /// hidden path is shown through its stand-in.
+    pub read_only: Vec<PathBuf>,
     /// Covered by an empty stand-in (those that exist when the server starts).
-    pub hidden: Vec<std::path::PathBuf>,
+    pub hidden: Vec<PathBuf>,
 }
 
 impl Setup {
@@ -140,11 +142,23 @@ fn prepare(args: &[OsString]) -> Result<bool, SandboxError> {
         };
     }
     if setup.confine_files {
+        // A read-only path beneath a hidden one is shown through its stand-in instead.
+        let beneath = |p: &Path, hidden: &Path| p != hidden && p.starts_with(hidden);
+        let shown_in = |hidden: &Path| -> Vec<PathBuf> {
+            setup
+                .read_only
+                .iter()
+                .filter(|p| beneath(p, hidden) && p.exists())
+                .cloned()
+                .collect()
+        };
         for p in setup.read_only.iter().filter(|p| p.exists()) {
-            namespaces::make_read_only(p)?;
+            if !setup.hidden.iter().any(|h| beneath(p, h)) {
+                namespaces::make_read_only(p)?;
+            }
         }
         for p in setup.hidden.iter().filter(|p| p.exists()) {
-            namespaces::hide(p)?;
+            namespaces::hide_showing(p, &shown_in(p))?;
         }
     }
     Ok(true)

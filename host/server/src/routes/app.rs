@@ -33,22 +33,15 @@ pub async fn health() -> Json<Health> {
     })
 }
 
-/// The merged configuration, with provider keys and headers left out.
+/// The merged configuration with every secret — API keys, header and MCP
+/// environment values, whatever `{env:…}`/`{file:…}` substitution wrote, URL
+/// credentials — replaced by `***` (strings stay strings: the shape is the same).
 #[utoipa::path(get, path = "/config", tag = "config",
     responses((status = 200, description = "The configuration", body = Object)))]
 pub async fn config(State(app): State<App>) -> Result<Json<Value>, ApiError> {
-    let mut value = serde_json::to_value(&app.engine.workspace().config.config)
-        .map_err(|e| ApiError::internal(format!("configuration: {e}")))?;
-    if let Some(providers) = value.get_mut("provider").and_then(Value::as_object_mut) {
-        for provider in providers.values_mut().filter_map(Value::as_object_mut) {
-            for secret in ["api_key", "headers"] {
-                if provider.get(secret).is_some_and(|v| !v.is_null()) {
-                    provider.insert(secret.to_string(), Value::String("<redacted>".into()));
-                }
-            }
-        }
-    }
-    Ok(Json(value))
+    ward_config::show::redact::config_json(&app.engine.workspace().config)
+        .map(Json)
+        .map_err(|e| ApiError::internal(format!("configuration: {e}")))
 }
 
 /// A provider (OpenCode's `Provider`).

@@ -1,8 +1,9 @@
 //! The snapshot store against real files and the real `git`: exact restores, the
 //! size limit, hostile symlinks (written before the defence), and a store that
-//! survives processes killed in the middle of a snapshot; and (`watched`) snapshots
-//! that look only at what the file-system watcher saw change, checked against a
-//! full scan of the same files.
+//! survives processes killed in the middle of a snapshot; (`modes`) every
+//! permission bit restored exactly; and (`watched`) snapshots that look only at
+//! what the file-system watcher saw change, checked against a full scan of the
+//! same files.
 
 #![allow(
     clippy::unwrap_used,
@@ -17,6 +18,7 @@ use std::time::Duration;
 
 use ward_snapshot::{SnapshotError, Snapshots};
 
+mod modes;
 mod watched;
 
 fn mode(path: &Path) -> u32 {

@@ -91,6 +91,26 @@ fn a_watched_snapshot_sees_every_kind_of_change_a_full_scan_sees() {
             }),
         ),
         (
+            "a mode git does not record",
+            Box::new(|| {
+                std::fs::set_permissions(
+                    p.join("src/m2/f6.rs"),
+                    std::fs::Permissions::from_mode(0o600),
+                )
+                .unwrap()
+            }),
+        ),
+        (
+            "another mode git does not record",
+            Box::new(|| {
+                std::fs::set_permissions(
+                    p.join("src/m2/f6.rs"),
+                    std::fs::Permissions::from_mode(0o640),
+                )
+                .unwrap()
+            }),
+        ),
+        (
             "a new file",
             Box::new(|| write(&p.join("src/m0/new.rs"), "new\n")),
         ),
@@ -228,7 +248,7 @@ fn random_changes_give_the_tree_a_full_scan_gives() {
                 }
                 3 => {
                     if file.exists() {
-                        let mode = 0o644 | (random.below(2) as u32 * 0o111);
+                        let mode = [0o644, 0o755, 0o600, 0o640, 0o700][random.below(5)];
                         std::fs::set_permissions(&file, std::fs::Permissions::from_mode(mode))
                             .unwrap();
                         log.push(format!("chmod {mode:o} {}", file.display()));

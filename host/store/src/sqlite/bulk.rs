@@ -2,13 +2,15 @@
 //! row-at-a-time [`crate::Store`] calls.
 //!
 //! Owns [`SessionRecords`] and writing them in ONE immediate transaction: sessions
-//! (parents first), messages, parts, todos and compaction points are inserted — never
-//! upserted — so an id that is already stored fails the whole write and nothing of it
-//! is kept. A half-imported session would be worse than none: the loop would continue
-//! it with a history that was never the model's.
+//! (parents first), messages, parts, todos, compaction points and import marks are
+//! inserted — never upserted — so an id that is already stored fails the whole write
+//! and nothing of it is kept. A half-imported session would be worse than none: the
+//! loop would continue it with a history that was never the model's (and one stored
+//! without its import mark could have its snapshots restored as if taken here).
 
 use rusqlite::{Connection, params};
 
+use super::imported::{self, ImportedSession};
 use super::{SqliteStore, sessions};
 use crate::bus::Event;
 use crate::error::{Context, Result, StoreError};
@@ -28,6 +30,8 @@ pub struct SessionRecords {
     pub todos: Vec<(String, Vec<Todo>)>,
     /// Completed compactions, with the index each had.
     pub compactions: Vec<CompactionPoint>,
+    /// Import marks of these sessions (those that came from an import file).
+    pub imported: Vec<ImportedSession>,
 }
 
 /// Which of the ids asked about are already stored, by table.
@@ -140,6 +144,9 @@ fn insert(conn: &Connection, records: &SessionRecords) -> Result<()> {
     for session in &records.sessions {
         sessions::insert(conn, session)?;
     }
+    for mark in &records.imported {
+        imported::insert(conn, mark)?;
+    }
     let mut message_insert = conn
         .prepare_cached("INSERT INTO message (id, session_id, data) VALUES (?1, ?2, ?3)")
         .context(|| "prepare the message insert".into())?;
@@ -223,6 +230,7 @@ mod tests {
             todos: vec![(session.id.clone(), Vec::new())],
             sessions: vec![session],
             compactions: Vec::new(),
+            imported: Vec::new(),
         }
     }
 
@@ -245,5 +253,38 @@ mod tests {
             .map(|s| s.id)
             .collect();
         assert_eq!(ids, vec![first.sessions[0].id.clone()]);
+    }
+
+    #[test]
+    fn import_marks_are_stored_with_the_session_and_go_with_it() {
+        let store = SqliteStore::open_in_memory().expect("opens");
+        let mut records = one_session();
+        let session = records.sessions[0].id.clone();
+        let message = records.messages[0].info.id().to_string();
+        records.imported.push(ImportedSession {
+            session_id: session.clone(),
+            through_message: Some(message.clone()),
+            revert_snapshot: Some("abc".into()),
+        });
+        store.insert_records(&records).expect("writes");
+        let mark = store.imported(&session).expect("reads").expect("marked");
+        assert!(mark.holds(&message));
+        assert!(
+            !mark.holds(&format!("{message}z")),
+            "a later message is not"
+        );
+        assert_eq!(mark.revert_snapshot.as_deref(), Some("abc"));
+
+        // A mark whose session is not stored keeps nothing of the write.
+        let mut orphan = one_session();
+        orphan.imported.push(ImportedSession {
+            session_id: "ses_missing".into(),
+            ..ImportedSession::default()
+        });
+        store.insert_records(&orphan).expect_err("no such session");
+        assert!(store.get_session(&orphan.sessions[0].id).is_err());
+
+        store.delete_session(&session).expect("deletes");
+        assert_eq!(store.imported(&session).expect("reads"), None);
     }
 }

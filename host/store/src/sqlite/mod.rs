@@ -14,6 +14,7 @@ mod blob_refs;
 mod bulk;
 mod compaction;
 mod deltas;
+mod imported;
 mod messages;
 mod owner;
 mod recover;
@@ -30,6 +31,7 @@ use rusqlite::{Connection, TransactionBehavior};
 
 pub use bulk::{SessionRecords, TakenIds};
 pub use deltas::{DeltaOptions, DeltaStats};
+pub use imported::ImportedSession;
 
 use crate::bus::Bus;
 use crate::error::{Context, Result, StoreError};

@@ -14,7 +14,7 @@ use crate::error::{Context, Result, StoreError};
 const BUSY_TIMEOUT: Duration = Duration::from_secs(5);
 
 /// The schema, one migration per version; `user_version` counts those applied.
-const MIGRATIONS: &[&str] = &[V1, V2];
+const MIGRATIONS: &[&str] = &[V1, V2, V3];
 
 /// Sessions, messages, parts, todos, approvals and compaction points.
 ///
@@ -101,6 +101,18 @@ CREATE INDEX compaction_summary ON compaction(summary_message_id);
 const V2: &str = "
 ALTER TABLE session ADD COLUMN revert TEXT;
 ALTER TABLE session ADD COLUMN summary TEXT;
+";
+
+/// Which sessions came from `ward session import` (see the `imported` module): kept
+/// beside the rows rather than in them, so an imported session's rows — and an
+/// export of it — stay exactly as the file had them.
+const V3: &str = "
+CREATE TABLE imported (
+    session_id      TEXT PRIMARY KEY REFERENCES session(id) ON DELETE CASCADE,
+    through_message TEXT,
+    revert_snapshot TEXT,
+    time            INTEGER NOT NULL
+);
 ";
 
 /// Sets up a freshly opened connection: WAL, `synchronous = NORMAL`, foreign keys and

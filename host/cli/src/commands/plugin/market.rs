@@ -96,6 +96,26 @@ pub enum MarketCommand {
 /// Runs a marketplace subcommand.
 pub async fn run(command: MarketCommand) -> Result<ExitCode> {
     let cwd = std::env::current_dir()?;
+    let changes_project = matches!(
+        command,
+        MarketCommand::Install { .. }
+            | MarketCommand::Update { .. }
+            | MarketCommand::Remove { .. }
+            | MarketCommand::Grant { .. }
+            | MarketCommand::Revoke { .. }
+    );
+    let before = changes_project.then(|| crate::commands::trust::settled(&cwd));
+    let outcome = run_command(&cwd, command).await;
+    // The person's own install or grant changes what the project asks for: a project
+    // they had already settled stays trusted with it.
+    if let (Ok(_), Some(before)) = (&outcome, before) {
+        crate::commands::trust::keep_after_own_change(&cwd, before)?;
+    }
+    outcome
+}
+
+async fn run_command(cwd: &Path, command: MarketCommand) -> Result<ExitCode> {
+    let cwd = cwd.to_path_buf();
     match command {
         MarketCommand::Pack { dir, out, sign } => pack(
             &dir.unwrap_or_else(|| cwd.clone()),
