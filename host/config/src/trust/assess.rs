@@ -4,6 +4,7 @@
 
 use std::path::Path;
 
+use super::digests::Digests;
 use super::hold::Holder;
 use super::record::{self, Records};
 use super::{Held, ProjectTrust, TrustItem, TrustState, digest, surface};
@@ -70,13 +71,17 @@ impl<'a> Assessment<'a> {
     /// Adds the project's other surfaces and looks the decision up in the data
     /// directory `env` names.
     pub(crate) fn finish(mut self, env: EnvLookup<'_>) -> Assessed {
-        self.items.extend(surface::items(self.project));
+        let data_dir = record::data_dir(env);
+        let mut digests = Digests::load(data_dir.as_deref());
+        self.items
+            .extend(surface::items(self.project, &mut digests));
+        digests.save();
         let project =
             std::fs::canonicalize(self.project).unwrap_or_else(|_| self.project.to_path_buf());
         let digest = digest(&self.items);
         let words: Vec<String> = self.items.iter().map(|i| i.what.clone()).collect();
         let mut problems = Vec::new();
-        let records = match record::data_dir(env) {
+        let records = match data_dir {
             Some(dir) => Records::load(&dir.join(record::FILE_NAME)).unwrap_or_else(|e| {
                 problems.push(Warning::new(format!(
                     "{e}; no project is trusted until it is fixed or removed"

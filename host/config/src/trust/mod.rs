@@ -17,8 +17,10 @@
 //! - [`hold`]: the tightening filter over one project layer.
 //! - [`surface`]: what the project asks for outside its configuration files.
 //! - [`record`]: the recorded decisions, in the data directory.
+//! - `digests`: remembered file digests, so unchanged plugins are not hashed again.
 
 pub(crate) mod assess;
+mod digests;
 pub(crate) mod hold;
 pub mod record;
 pub(crate) mod surface;

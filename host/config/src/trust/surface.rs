@@ -10,6 +10,7 @@ use std::path::Path;
 
 use sha2::{Digest, Sha256};
 
+use super::digests::{Digests, hex};
 use super::{TrustItem, plain};
 
 /// Most files hashed in one plugin directory, and the deepest level walked: a
@@ -19,15 +20,15 @@ const MAX_FILES: usize = 256;
 const MAX_DEPTH: usize = 4;
 
 /// The items of `project` beyond its configuration layers, in a fixed order.
-pub(crate) fn items(project: &Path) -> Vec<TrustItem> {
-    let mut items = plugins(project);
+pub(crate) fn items(project: &Path, digests: &mut Digests) -> Vec<TrustItem> {
+    let mut items = plugins(project, digests);
     items.extend(lock_grants(project));
     items.extend(instruction_links(project));
     items
 }
 
 /// Every plugin directory under `.ward/plugins/`.
-fn plugins(project: &Path) -> Vec<TrustItem> {
+fn plugins(project: &Path, digests: &mut Digests) -> Vec<TrustItem> {
     let dir = project.join(".ward").join("plugins");
     let Ok(entries) = std::fs::read_dir(&dir) else {
         return Vec::new();
@@ -45,7 +46,7 @@ fn plugins(project: &Path) -> Vec<TrustItem> {
             TrustItem {
                 what: plain(&format!("loads plugin `{name}` from .ward/plugins/{name}")),
                 source: format!(".ward/plugins/{name}"),
-                content: tree_digest(&dir.join(&name)),
+                content: tree_digest(&dir.join(&name), digests),
             }
         })
         .collect()
@@ -53,9 +54,9 @@ fn plugins(project: &Path) -> Vec<TrustItem> {
 
 /// The digest of every file below `dir` (paths and contents, sorted), bounded by
 /// [`MAX_FILES`] and [`MAX_DEPTH`]; a symlink counts as its target's path.
-fn tree_digest(dir: &Path) -> String {
+fn tree_digest(dir: &Path, digests: &mut Digests) -> String {
     let mut files = Vec::new();
-    walk(dir, dir, 0, &mut files);
+    walk(dir, dir, 0, &mut files, digests);
     files.sort();
     let mut hash = Sha256::new();
     for (rel, digest) in files {
@@ -67,7 +68,13 @@ fn tree_digest(dir: &Path) -> String {
     hex(&hash.finalize())
 }
 
-fn walk(root: &Path, dir: &Path, depth: usize, files: &mut Vec<(String, String)>) {
+fn walk(
+    root: &Path,
+    dir: &Path,
+    depth: usize,
+    files: &mut Vec<(String, String)>,
+    digests: &mut Digests,
+) {
     if depth > MAX_DEPTH || files.len() >= MAX_FILES {
         return;
     }
@@ -91,9 +98,13 @@ fn walk(root: &Path, dir: &Path, depth: usize, files: &mut Vec<(String, String)>
             let target = std::fs::read_link(&path).unwrap_or_default();
             files.push((rel, format!("-> {}", target.display())));
         } else if kind.is_dir() {
-            walk(root, &path, depth + 1, files);
-        } else if let Ok(bytes) = std::fs::read(&path) {
-            files.push((rel, hex(&Sha256::digest(&bytes))));
+            walk(root, &path, depth + 1, files, digests);
+        } else if let Some(digest) = entry
+            .metadata()
+            .ok()
+            .and_then(|meta| digests.of(&path, &meta))
+        {
+            files.push((rel, digest));
         }
     }
 }
@@ -164,8 +175,4 @@ fn instruction_links(project: &Path) -> Vec<TrustItem> {
             })
         })
         .collect()
-}
-
-fn hex(bytes: &[u8]) -> String {
-    bytes.iter().map(|b| format!("{b:02x}")).collect()
 }

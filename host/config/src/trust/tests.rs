@@ -296,3 +296,18 @@ fn digest_changes_with_content() {
     assert_eq!(digest(&[item("a")]), digest(&[item("a")]));
     assert!(Path::new(FILE_NAME).extension().is_some());
 }
+
+#[test]
+fn a_remembered_plugin_digest_is_not_reused_for_a_rewritten_file() {
+    let m = Machine::new();
+    let plugin = m.project().join(".ward/plugins/hook");
+    std::fs::create_dir_all(&plugin).unwrap();
+    let wasm = plugin.join("hook.wasm");
+    std::fs::write(&wasm, b"one").unwrap();
+    let first = m.load().trust.digest;
+    assert_eq!(m.load().trust.digest, first);
+    // Rewritten in place with the same size: a new change time, hashed again.
+    std::thread::sleep(std::time::Duration::from_millis(20));
+    std::fs::write(&wasm, b"two").unwrap();
+    assert_ne!(m.load().trust.digest, first);
+}
