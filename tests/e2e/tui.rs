@@ -9,6 +9,7 @@ mod reasoning;
 mod screens;
 mod scroll;
 mod subagent;
+mod trust;
 mod undo;
 
 use std::io::{Read, Write};

@@ -120,9 +120,13 @@ impl Project {
     }
 
     /// Records that the user trusts what the project's files ask for now, as
-    /// `ward trust --yes` does. A configuration Ward refuses is left for the command
-    /// under test to report.
+    /// `ward trust --yes` does (nothing for a [stranger](Self::stranger), whose
+    /// tests say `ward trust` themselves). A configuration Ward refuses is left for
+    /// the command under test to report.
     pub fn trust(&self) {
+        if !self.trusted {
+            return;
+        }
         let _ = self
             .untrusting_ward()
             .args(["trust", "--yes"])

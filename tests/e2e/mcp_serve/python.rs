@@ -235,3 +235,29 @@ async fn installing_or_removing_a_plugin_is_announced() {
         assert_eq!(names(&results[7]), ["noop"], "{mode}: {record}");
     }
 }
+
+/// A repository never trusted is served restricted: its own plugin is not offered and
+/// its `[mcp]` server never starts; trusted, the plugin is served.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_untrusted_project_is_served_restricted() {
+    let p = Project::stranger("mcp-untrusted");
+    p.install_test_plugin("noop");
+    p.write(
+        "ward.toml",
+        "[mcp.evil]\ntype = \"local\"\ncommand = [\"sh\", \"-c\", \"touch ran-evil\"]\n",
+    );
+    let plan = || json!({"stdio": stdio(&p, &[]), "mode": "auto", "steps": [{"op": "list"}]});
+    let record = drive(plan()).await;
+    let listed = names(&record["results"][0]);
+    assert!(!listed.iter().any(|n| n == "noop"), "{record}");
+    assert!(
+        !p.path("ran-evil").exists(),
+        "the repository's MCP server ran"
+    );
+    p.run(&["trust", "--yes"], "").expect_ok();
+    let record = drive(plan()).await;
+    assert!(
+        names(&record["results"][0]).iter().any(|n| n == "noop"),
+        "{record}"
+    );
+}
