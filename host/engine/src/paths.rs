@@ -4,16 +4,12 @@ use std::path::{Path, PathBuf};
 
 use crate::error::EngineError;
 
-/// `WARD_DATA_DIR`, else `$XDG_DATA_HOME/ward`, else `~/.local/share/ward`.
+/// `WARD_DATA_DIR`, else `$XDG_DATA_HOME/ward`, else `~/.local/share/ward`: the one
+/// definition `ward trust` records decisions under too
+/// ([`ward_config::trust::record::data_dir`]).
 pub fn data_dir() -> Result<PathBuf, EngineError> {
-    if let Some(d) = std::env::var_os("WARD_DATA_DIR") {
-        return Ok(PathBuf::from(d));
-    }
-    if let Some(d) = std::env::var_os("XDG_DATA_HOME") {
-        return Ok(PathBuf::from(d).join("ward"));
-    }
-    let home = std::env::var_os("HOME").ok_or(EngineError::NoDataDir)?;
-    Ok(PathBuf::from(home).join(".local/share/ward"))
+    ward_config::trust::record::data_dir(&|name| std::env::var(name).ok())
+        .ok_or(EngineError::NoDataDir)
 }
 
 /// The compiled-component cache: `$WARD_CACHE_DIR`, else `cache/components` in the data

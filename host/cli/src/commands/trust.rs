@@ -34,12 +34,26 @@ pub struct TrustArgs {
     yes: bool,
 }
 
-/// Runs `ward trust`.
-pub fn run(args: TrustArgs) -> Result<ExitCode> {
+/// The file the decisions are recorded in, and what it holds.
+fn records() -> Result<(std::path::PathBuf, Records)> {
     let env = |name: &str| std::env::var(name).ok();
     let data = record::data_dir(&env).context("no data directory: set HOME or WARD_DATA_DIR")?;
     let file = data.join(record::FILE_NAME);
-    let mut records = Records::load(&file)?;
+    let records = Records::load(&file)?;
+    Ok((file, records))
+}
+
+/// Records `decision` about what `trust` asks for now.
+fn decide(trust: &ProjectTrust, decision: Decision) -> Result<()> {
+    let (file, mut records) = records()?;
+    records.decide(trust, decision);
+    records.save(&file)?;
+    Ok(())
+}
+
+/// Runs `ward trust`.
+pub fn run(args: TrustArgs) -> Result<ExitCode> {
+    let (file, mut records) = records()?;
     if args.list {
         for entry in &records.projects {
             let decision = match entry.decision {
@@ -81,8 +95,7 @@ pub fn run(args: TrustArgs) -> Result<ExitCode> {
         outln!("Nothing recorded: the project stays restricted.");
         return Ok(ExitCode::FAILURE);
     }
-    records.decide(&trust, decision);
-    records.save(&file)?;
+    decide(&trust, decision)?;
     match decision {
         Decision::Trusted => outln!("Trusted. A change to any of these makes it ask again."),
         Decision::Restricted => {
@@ -164,13 +177,7 @@ pub fn keep_after_own_change(cwd: &std::path::Path, settled: bool) -> Result<()>
         );
         return Ok(());
     }
-    let env = |name: &str| std::env::var(name).ok();
-    let data = record::data_dir(&env).context("no data directory: set HOME or WARD_DATA_DIR")?;
-    let file = data.join(record::FILE_NAME);
-    let mut records = Records::load(&file)?;
-    records.decide(&loaded.trust, Decision::Trusted);
-    records.save(&file)?;
-    Ok(())
+    decide(&loaded.trust, Decision::Trusted)
 }
 
 /// On opening the project in `cwd` where a person sits at the terminal (the TUI and
@@ -196,12 +203,7 @@ pub fn ask_on_open(cwd: &std::path::Path) -> Result<()> {
         "y" | "Y" | "yes" | "Yes" | "t" | "trust" => Decision::Trusted,
         _ => Decision::Restricted,
     };
-    let env = |name: &str| std::env::var(name).ok();
-    let data = record::data_dir(&env).context("no data directory: set HOME or WARD_DATA_DIR")?;
-    let file = data.join(record::FILE_NAME);
-    let mut records = Records::load(&file)?;
-    records.decide(&loaded.trust, decision);
-    records.save(&file)?;
+    decide(&loaded.trust, decision)?;
     match decision {
         Decision::Trusted => outln!("Trusted."),
         Decision::Restricted => {
