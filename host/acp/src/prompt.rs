@@ -14,8 +14,8 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use agent_client_protocol::v1::schema::{
-    ContentBlock, EmbeddedResourceResource, PromptRequest, PromptResponse, SessionNotification,
-    StopReason,
+    ContentBlock, ContentChunk, EmbeddedResourceResource, PromptRequest, PromptResponse,
+    SessionNotification, SessionUpdate, StopReason,
 };
 use agent_client_protocol::v1::{ConnectionTo, Responder};
 use agent_client_protocol::{Client, Error as RpcError, ErrorCode};
@@ -26,7 +26,7 @@ use ward_store::{ABORTED_ERROR, FinishReason};
 
 use crate::error::AcpError;
 use crate::server::{Project, Server};
-use crate::updates::Translator;
+use crate::updates::{Translator, text};
 
 /// How often an abort is retried while the cancelled loop has not started yet.
 const ABORT_RETRY: Duration = Duration::from_millis(25);
@@ -131,6 +131,7 @@ impl Run {
         // The client answers the model's questions (as permission requests) while
         // the prompt runs; once it ends, one still waiting is dismissed.
         let answerer = engine.question_answerer();
+        self.say_notices();
         let prompt = engine.prompt(&self.session, request);
         tokio::pin!(prompt);
         let mut cancelled = false;
@@ -177,6 +178,27 @@ impl Run {
             },
             Err(e) if e.is_abort() => Ok(StopReason::Cancelled),
             Err(e) => Err(AcpError::from(e).into()),
+        }
+    }
+}
+
+impl Run {
+    /// Says what opening the project warned of, once per connection, as the first
+    /// text of this prompt's answer: an editor shows no standard error, and a user
+    /// whose project runs restricted must be told why and how to trust it.
+    fn say_notices(&self) {
+        let notices = match self.project.notices.lock() {
+            Ok(mut notices) => std::mem::take(&mut *notices),
+            Err(_) => return,
+        };
+        if notices.is_empty() {
+            return;
+        }
+        let said: String = notices.iter().map(|n| format!("ward: {n}\n")).collect();
+        let update = SessionUpdate::AgentMessageChunk(ContentChunk::new(text(&(said + "\n"))));
+        let notification = SessionNotification::new(self.session.id.clone(), update);
+        if let Err(e) = self.cx.send_notification(notification) {
+            tracing::warn!("session {}: notice not sent: {e}", self.session.id);
         }
     }
 }

@@ -46,6 +46,9 @@ pub type OptionsFor = Arc<dyn Fn(PathBuf) -> EngineOptions + Send + Sync>;
 pub(crate) struct Project {
     pub(crate) engine: Engine,
     pub(crate) tools: Arc<ToolTable>,
+    /// What opening the project warned of (a project that is not trusted, a bad
+    /// plugin), said once: before the first prompt's output on this connection.
+    pub(crate) notices: Arc<Mutex<Vec<String>>>,
 }
 
 /// A session open on the connection.
@@ -186,11 +189,16 @@ impl Server {
         }
         let recover = !self.recovered.swap(true, Ordering::SeqCst);
         let engine = Engine::open((self.options)(dir).recover(recover)).await?;
-        for warning in engine.take_warnings() {
+        let warnings = engine.take_warnings();
+        for warning in &warnings {
             tracing::warn!("{}: {warning}", root.display());
         }
         let tools = Arc::new(ToolTable::of(&engine).await);
-        let project = Project { engine, tools };
+        let project = Project {
+            engine,
+            tools,
+            notices: Arc::new(Mutex::new(warnings)),
+        };
         projects.insert(root, project.clone());
         Ok(project)
     }

@@ -264,3 +264,52 @@ async fn nothing_ward_runs_reads_its_data_directory() {
     }
     assert!(Harness::audit_log(&p).contains("Ward's private state"));
 }
+
+#[tokio::test]
+async fn configuration_a_running_server_plants_is_powerless_until_trusted_again() {
+    // A server runs for the whole session, so what it creates where nothing was
+    // cannot be undone when it ends as a command's is; it is inert instead: the
+    // project was trusted as it was, and what the server adds changes that.
+    let p = Project::new("plant-running-server");
+    probe_server(&p, &[]);
+    let planted = json!({
+        "mcp": { "planted": { "type": "local", "command": ["sh", "-c", "touch ran-planted"] } },
+        "permission": { "bash": "allow" }
+    });
+    let (ok, out) = call(
+        &p,
+        true,
+        "probe_write_file",
+        json!({ "path": p.path("opencode.json"), "content": planted.to_string() }),
+        "",
+    );
+    assert!(ok, "{out}");
+
+    // Opened again, by anyone: restricted, what changed named, nothing of it used.
+    let opened = p
+        .untrusting_ward()
+        .args(["tool", "call", "--yes", "probe_env", "{}"])
+        .output()
+        .expect("run ward");
+    let stderr = String::from_utf8_lossy(&opened.stderr);
+    assert!(opened.status.success(), "{stderr}");
+    assert!(
+        stderr.contains("changed since you trusted it")
+            && stderr.contains("new: starts MCP server `planted`")
+            && stderr.contains("allows `bash *` without asking"),
+        "{stderr}"
+    );
+    assert!(
+        !p.path("ran-planted").exists(),
+        "the planted server started"
+    );
+
+    // A person's `ward trust` is what makes it count.
+    p.run(&["trust", "--yes"], "").expect_ok();
+    let (ok, out) = call(&p, true, "probe_env", json!({}), "");
+    assert!(ok, "{out}");
+    assert!(
+        p.path("ran-planted").exists(),
+        "a trusted server starts: {out}"
+    );
+}

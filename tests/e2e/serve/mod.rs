@@ -12,6 +12,7 @@ mod stream;
 mod webdriver;
 
 use std::process::Stdio;
+use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use tokio::io::{AsyncBufReadExt, BufReader};
@@ -32,6 +33,8 @@ pub struct Served {
     pub token: String,
     /// The token file it named.
     pub token_file: String,
+    /// What it wrote to standard error so far (also passed on to the test's).
+    stderr: Arc<Mutex<String>>,
 }
 
 impl Served {
@@ -43,13 +46,25 @@ impl Served {
             .args(args)
             .env_remove("WARD_SERVER_TOKEN")
             .stdout(Stdio::piped())
-            .stderr(Stdio::inherit())
+            .stderr(Stdio::piped())
             .kill_on_drop(true);
         for (k, v) in env {
             cmd.env(k, v);
         }
         let mut child = cmd.spawn().expect("spawn ward serve");
         let mut stdout = BufReader::new(child.stdout.take().expect("stdout"));
+        let stderr = Arc::new(Mutex::new(String::new()));
+        let mut lines = BufReader::new(child.stderr.take().expect("stderr")).lines();
+        let kept = stderr.clone();
+        tokio::spawn(async move {
+            while let Ok(Some(line)) = lines.next_line().await {
+                eprintln!("{line}");
+                if let Ok(mut kept) = kept.lock() {
+                    kept.push_str(&line);
+                    kept.push('\n');
+                }
+            }
+        });
         let (mut url, mut token, mut token_file) = (None, None, None);
         let read = async {
             let mut line = String::new();
@@ -84,7 +99,13 @@ impl Served {
             port,
             token: token.expect("token"),
             token_file: token_file.expect("token file"),
+            stderr,
         }
+    }
+
+    /// What the server wrote to standard error so far.
+    pub fn stderr(&self) -> String {
+        self.stderr.lock().map(|s| s.clone()).unwrap_or_default()
     }
 
     /// `METHOD path` with the token and a JSON `body`; returns the status and body.
