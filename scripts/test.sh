@@ -11,4 +11,9 @@ scripts/setup.sh
 # crates with the tests' features (and `ward` under `cargo test` is the binary built
 # here). With the same targets selected, `cargo test` finds everything built.
 cargo build --lib --bins --tests --examples
+# The standard plugins' compiled code and declarations, made by the `ward` just built
+# with its own engine, then embedded by relinking it (see scripts/build.sh): the tests
+# run the binary as users get it, compiling nothing on a first run.
+target/debug/ward plugin embed-builtins --out target/embedded/debug >/dev/null
+cargo build --lib --bins --tests --examples
 cargo test "$@"

@@ -6,6 +6,8 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 cargo build -p ward -p ward-sandbox
+target/debug/ward plugin embed-builtins --out target/embedded/debug >/dev/null
+cargo build -p ward -p ward-sandbox
 WARD_UPDATE_SCREENSHOT=1 cargo test -p ward-tests --test e2e tui:: -- --skip the_readme_embeds
 python3 - <<'PY'
 import pathlib

@@ -1,17 +1,20 @@
-//! Builds the first-party plugins in `plugins/` as WebAssembly components, compiles
-//! them to native code with the runtime's engine settings ([`ward_engine_config`]), asks
-//! each what it declares ([`declare`]), and embeds all three in the `ward` binary with
-//! the component's SHA-256: the first run of a standard tool deserializes it instead of
-//! compiling it (an artifact the running CPU or engine cannot take is compiled as
-//! before), and listing the standard tools loads no component at all. Set
-//! `WARD_SKIP_PLUGINS=1` to embed none. How the binary is linked: [`link`].
+//! Builds the first-party plugins in `plugins/` as WebAssembly components and embeds
+//! each in the `ward` binary with its SHA-256, and beside it what `ward plugin
+//! embed-builtins` made of it — its code compiled by the runtime's own engine and what
+//! it declares — when `target/embedded/PROFILE/SHA.*` has them: the first run of a
+//! standard tool then deserializes instead of compiling, and listing the standard
+//! tools loads no component at all. `scripts/build.sh` and `scripts/test.sh` run that
+//! command after a first build and build again, which relinks only this crate; a build
+//! without them embeds the components alone, and the runtime compiles them into its
+//! on-disk cache on first use. No engine is built for this script: wasmtime and
+//! Cranelift are compiled once, for the runtime. Set `WARD_SKIP_PLUGINS=1` to embed
+//! none. How the binary is linked: [`link`].
 
 #![allow(
     clippy::disallowed_macros,
     reason = "a build script talks to cargo, not to a terminal"
 )]
 
-mod declare;
 mod link;
 
 use std::fmt::Write as _;
@@ -37,19 +40,20 @@ fn main() {
     }
 
     let out_dir = PathBuf::from(std::env::var("OUT_DIR").unwrap_or_default());
-    let engine = match wasmtime::Engine::new(&ward_engine_config::config(false)) {
-        Ok(engine) => engine,
-        Err(e) => {
-            eprintln!("error: cannot build the engine that precompiles the standard tools: {e}");
-            std::process::exit(1);
-        }
-    };
+    let profile = std::env::var("PROFILE").unwrap_or_else(|_| "debug".into());
+    let made = root.join("target/embedded").join(profile);
+    // Watched as a directory that exists: a missing path would rerun this every build.
+    if let Err(e) = std::fs::create_dir_all(&made) {
+        eprintln!("error: cannot create {}: {e}", made.display());
+        std::process::exit(1);
+    }
+    println!("cargo:rerun-if-changed={}", made.display());
     let mut code = String::from(
         "/// The plugins embedded in this binary.\npub static BUILTINS: &[ward_plugin::discovery::Builtin] = &[\n",
     );
     for p in &plugins {
         let wasm = p.wasm_path(&target_dir);
-        let embedded = match prepare(&engine, &wasm, &out_dir) {
+        let embedded = match prepare(&wasm, &made, &out_dir) {
             Ok(embedded) => embedded,
             Err(e) => {
                 eprintln!("error: {e}");
@@ -108,45 +112,38 @@ fn build_sockets_deny(
 
 /// What is embedded beside a standard plugin's component.
 struct Embedded {
-    /// Its compiled code.
+    /// Its compiled code (an empty file when none was made for it).
     precompiled: PathBuf,
-    /// Its declarations, as JSON.
+    /// Its declarations, as JSON (an empty file when none were made for it).
     declared: PathBuf,
     /// The component's SHA-256, lowercase hex.
     sha256: String,
 }
 
-/// Compiles the component at `wasm` with `engine` and asks it what it declares, writing
-/// both into `out_dir`.
-fn prepare(engine: &wasmtime::Engine, wasm: &Path, out_dir: &Path) -> Result<Embedded, String> {
+/// Hashes the component at `wasm` and finds what `ward plugin embed-builtins` made of
+/// exactly those bytes in `made`, or empty stand-ins written into `out_dir`.
+fn prepare(wasm: &Path, made: &Path, out_dir: &Path) -> Result<Embedded, String> {
     let bytes = std::fs::read(wasm).map_err(|e| format!("cannot read {}: {e}", wasm.display()))?;
-    let artifact = engine
-        .precompile_component(&bytes)
-        .map_err(|e| format!("cannot precompile {}: {e}", wasm.display()))?;
-    let name = wasm
-        .file_name()
-        .map(|n| n.to_string_lossy().into_owned())
-        .unwrap_or_default();
-    let precompiled = out_dir.join(format!("{name}.cwasm"));
-    std::fs::write(&precompiled, &artifact)
-        .map_err(|e| format!("cannot write {}: {e}", precompiled.display()))?;
-    // SAFETY: `artifact` was compiled just above by this engine.
-    let component = unsafe { wasmtime::component::Component::deserialize(engine, &artifact) }
-        .map_err(|e| format!("cannot load {} compiled: {e}", wasm.display()))?;
-    let json = declare::declarations(engine, &component)
-        .map_err(|e| format!("{}: asking what it declares: {e}", wasm.display()))?;
-    let declared = out_dir.join(format!("{name}.declared.json"));
-    std::fs::write(&declared, json.to_string())
-        .map_err(|e| format!("cannot write {}: {e}", declared.display()))?;
     let sha256 = Sha256::digest(&bytes)
         .iter()
         .fold(String::new(), |mut hex, b| {
             let _ = write!(hex, "{b:02x}");
             hex
         });
+    let precompiled = made.join(format!("{sha256}.cwasm"));
+    let declared = made.join(format!("{sha256}.declared.json"));
+    if precompiled.is_file() && declared.is_file() {
+        return Ok(Embedded {
+            precompiled,
+            declared,
+            sha256,
+        });
+    }
+    let none = out_dir.join("none");
+    std::fs::write(&none, b"").map_err(|e| format!("cannot write {}: {e}", none.display()))?;
     Ok(Embedded {
-        precompiled,
-        declared,
+        precompiled: none.clone(),
+        declared: none,
         sha256,
     })
 }

@@ -1,5 +1,6 @@
-//! The first-party plugins compiled into this binary by its build script
-//! (`build/main.rs`).
+//! The first-party plugins built into this binary by its build script
+//! (`build/main.rs`), with what `ward plugin embed-builtins` made of them when the
+//! build ran it (`scripts/build.sh`, `scripts/test.sh`).
 
 include!(concat!(env!("OUT_DIR"), "/builtins.rs"));
 
@@ -22,12 +23,17 @@ mod tests {
         PluginHost::new(found.plugins, HostOptions::default()).expect("host")
     }
 
-    /// What the build script embedded is what each component declares when loaded:
-    /// the same tools, hooks, agents and skills.
+    /// What the build embedded is what each component declares when loaded: the same
+    /// tools, hooks, agents and skills.
     #[tokio::test]
     async fn embedded_declarations_match_the_components() {
         assert!(!BUILTINS.is_empty());
-        assert!(BUILTINS.iter().all(|b| !b.declared.is_empty()));
+        assert!(
+            BUILTINS
+                .iter()
+                .all(|b| !b.declared.is_empty() && !b.precompiled.is_empty()),
+            "built without the standard plugins' artifacts: build as scripts/test.sh does"
+        );
         let embedded = host(BUILTINS);
         let asked: Vec<Builtin> = BUILTINS
             .iter()

@@ -1,9 +1,9 @@
 //! The wasmtime [`Config`] every plugin is compiled and run with.
 //!
-//! It lives apart from the runtime because two places must build exactly the same one:
-//! the plugin runtime, and `ward`'s build script, which precompiles the standard tools
-//! into the binary (a precompiled artifact loads only into an engine whose settings —
-//! target, CPU flags, tunables, features — match the one that compiled it). The target
+//! The standard tools embedded in `ward` are compiled with it too — by the runtime
+//! itself (`ward plugin embed-builtins`), since a precompiled artifact loads only into
+//! an engine whose settings (target, CPU flags, tunables, features) match the one that
+//! compiled it. The target
 //! is explicit, so the code is compiled for a CPU baseline every machine of the target
 //! has rather than for whichever machine built `ward`: on x86-64, x86-64-v2 (SSE4.2
 //! and POPCNT, every x86-64 CPU since 2009; Cranelift needs SSE4.1 for Wasm SIMD).

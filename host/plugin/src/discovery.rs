@@ -41,15 +41,15 @@ pub struct Builtin {
     pub manifest: &'static str,
     /// Its component bytes.
     pub component: &'static [u8],
-    /// The component compiled when `ward` was built, with the same engine settings
-    /// ([`ward_engine_config`]); empty when it was not.
+    /// The component compiled by this runtime's own engine when `ward` was built
+    /// (`ward plugin embed-builtins`, [`crate::embed`]); empty when it was not.
     pub precompiled: &'static [u8],
     /// The component's SHA-256, lowercase hex, computed when `ward` was built; empty
     /// when it was not (then it is computed from the bytes).
     pub sha256: &'static str,
     /// What the component declares (its tools, hooks, agents and skills), asked of it
-    /// when `ward` was built, as a JSON object with a section per kind; empty when it
-    /// was not (then it is asked at run time, as of any plugin).
+    /// when `ward` was built ([`crate::embed`]), as a JSON object with a section per
+    /// kind; empty when it was not (then it is asked at run time, as of any plugin).
     pub declared: &'static str,
 }
 

@@ -20,6 +20,7 @@ mod compat;
 mod config_guard;
 mod declare;
 pub mod discovery;
+pub mod embed;
 pub mod engine;
 pub mod error;
 mod exec;

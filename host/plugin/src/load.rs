@@ -143,8 +143,9 @@ impl PluginHost {
     ) -> Result<Component, LoadError> {
         let engine = self.engine.engine().clone();
         if let Some(artifact) = precompiled {
-            // SAFETY: the artifact is part of this binary, compiled by its build script
-            // from the component embedded beside it; wasmtime still refuses it when the
+            // SAFETY: the artifact is part of this binary, compiled by this runtime's
+            // engine from the component embedded beside it (the build pairs them by the
+            // component's SHA-256, `crate::embed`); wasmtime still refuses it when the
             // engine's settings or the running CPU do not match (then it is compiled).
             match unsafe { Component::deserialize(&engine, artifact) } {
                 Ok(c) => return Ok(c),

@@ -81,6 +81,18 @@ pub(crate) fn put_skills(cache: &ArtifactCache, sha: &str, skills: &[DeclaredSki
 /// Section `section` of `plugin`'s embedded declarations, else its cache entry. An
 /// embedded section that is missing or does not parse falls back to asking the
 /// component (a load), never to a guess.
+/// What `loaded` declared, as the JSON object embedded beside a standard plugin: a
+/// section per kind, read back by [`known`].
+pub(crate) fn sections(loaded: &crate::load::Loaded) -> serde_json::Value {
+    let tools: Vec<ToolMeta> = loaded.tools.iter().map(ToolMeta::from).collect();
+    serde_json::json!({
+        "tools": tools,
+        "hooks": loaded.registration,
+        "agents": loaded.agents,
+        "skills": loaded.skills,
+    })
+}
+
 fn known<T: DeserializeOwned>(
     cache: Option<&ArtifactCache>,
     plugin: &Plugin,

@@ -4,6 +4,7 @@
 
 mod build;
 mod clash;
+mod embed;
 mod market;
 mod prepare;
 mod scaffold;
@@ -34,6 +35,14 @@ pub enum PluginCommand {
         /// The plugin directory.
         dir: Option<std::path::PathBuf>,
     },
+    /// Compile the standard plugins built into this binary into DIR, for the next
+    /// link to embed (run by scripts/build.sh and scripts/test.sh).
+    #[command(hide = true)]
+    EmbedBuiltins {
+        /// Where the compiled code and declarations are written.
+        #[arg(long)]
+        out: std::path::PathBuf,
+    },
     /// Marketplace: pack, index, search, install, update, remove, grant, revoke.
     #[command(flatten)]
     Market(market::MarketCommand),
@@ -55,6 +64,7 @@ pub async fn run(command: PluginCommand) -> Result<ExitCode> {
     match command {
         PluginCommand::List => list().await,
         PluginCommand::Market(command) => market::run(command).await,
+        PluginCommand::EmbedBuiltins { out } => embed::run(&out).await,
         PluginCommand::New { lang, name } => {
             let parent = std::env::current_dir()?;
             let dir = match lang {
