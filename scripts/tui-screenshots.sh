@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Regenerates the terminal UI's screenshots: the pseudo-terminal tests write the
 # screens they assert on (parsed by `vt100`) to docs/tui-*.txt, then each is put into
-# README.md in place of the block after its `<!-- screen: docs/tui-NAME.txt -->`
+# docs/frontends/tui.md in place of the block after its `<!-- screen: docs/tui-NAME.txt -->`
 # marker. `tui::the_readme_embeds_the_generated_screens` fails when they differ.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -13,7 +13,7 @@ python3 - <<'PY'
 import pathlib
 import re
 
-readme = pathlib.Path("README.md")
+readme = pathlib.Path("docs/frontends/tui.md")
 text = readme.read_text()
 
 

@@ -97,7 +97,7 @@ impl Tui {
     }
 
     /// With `WARD_UPDATE_SCREENSHOT` set (`scripts/tui-screenshots.sh`), writes the
-    /// screen now to `docs/tui-NAME.txt` for the README: each row's trailing blanks
+    /// screen now to `docs/tui-NAME.txt` for the book: each row's trailing blanks
     /// cut and runs of empty rows shortened to one — nothing else changed.
     fn screenshot(&self, name: &str) {
         if std::env::var_os("WARD_UPDATE_SCREENSHOT").is_none() {

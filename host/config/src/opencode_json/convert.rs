@@ -25,7 +25,7 @@ const SAME_KEYS: &[&str] = &[
 const UNSUPPORTED: &[(&str, &str)] = &[
     (
         "plugin",
-        "loads JavaScript plugins unsandboxed; Ward does not run them — port them to a component, see README#plugins",
+        "loads JavaScript plugins unsandboxed; Ward does not run them — port them to a component, see docs/plugins.md",
     ),
     (
         "theme",
