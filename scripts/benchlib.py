@@ -62,23 +62,35 @@ def _serve_async(reply, port_out):
     asyncio.run(main())
 
 
+# The configuration `project` wrote last, given to `ward` by `state_env` as the user's own
+# (`WARD_CONFIG`): a project's own `ward.toml` may not name a provider's endpoint and key,
+# nor allow commands, until a person runs `ward trust` in it.
+USER_CONFIG = None
+
+
 def project(base, port, extra="", top=""):
-    """A git project under `base` using the model at `port`, `extra` appended to its
-    ward.toml and `top` (top-level keys) put first; returns its path."""
+    """A git project under `base` using the model at `port`, `extra` appended to the
+    user's configuration and `top` (top-level keys) put first; returns its path."""
+    global USER_CONFIG
     root = os.path.join(base, "project")
     os.makedirs(root)
     subprocess.run(["git", "init", "-q"], cwd=root, check=True)
-    with open(os.path.join(root, "ward.toml"), "w") as f:
+    USER_CONFIG = os.path.join(base, "user.toml")
+    with open(USER_CONFIG, "w") as f:
         f.write(top + 'model = "local/m"\n[provider.local]\nkind = "openai-compatible"\n'
                 f'base_url = "http://127.0.0.1:{port}/v1"\napi_key = "k"\n' + extra)
     return root
 
 
 def state_env(state):
-    """The environment giving `ward` its own data, cache and home under `state`."""
-    return dict(os.environ, WARD_DATA_DIR=os.path.join(state, "data"), HOME=os.path.join(state, "home"),
-                XDG_CONFIG_HOME=os.path.join(state, "home", ".config"),
-                WARD_CACHE_DIR=os.path.join(state, "cache"))
+    """The environment giving `ward` its own data, cache and home under `state`, and
+    the configuration `project` wrote as the user's."""
+    env = dict(os.environ, WARD_DATA_DIR=os.path.join(state, "data"), HOME=os.path.join(state, "home"),
+               XDG_CONFIG_HOME=os.path.join(state, "home", ".config"),
+               WARD_CACHE_DIR=os.path.join(state, "cache"))
+    if USER_CONFIG:
+        env["WARD_CONFIG"] = USER_CONFIG
+    return env
 
 
 def sse(*chunks):
