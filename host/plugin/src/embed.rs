@@ -8,7 +8,6 @@
 //! are compiled once, for the runtime, and what is embedded was made by exactly the
 //! engine that will read it — not by a second copy of the engine in a build script.
 
-use crate::cache::sha256_hex;
 use crate::error::CallError;
 use crate::runtime::{Plugin, PluginHost};
 
@@ -30,11 +29,9 @@ impl PluginHost {
             plugin: plugin.name().to_string(),
             reason: crate::LoadError::Compile(reason),
         };
-        let bytes = plugin
-            .source
-            .component
-            .load()
-            .map_err(|e| failed(e.to_string()))?;
+        // The digest the build computed, or the bytes' own: the one the load checks.
+        let sha256 = crate::meta::component_sha(plugin)
+            .ok_or_else(|| failed("its component cannot be read".into()))?;
         let loaded = self.load(plugin).await?;
         let precompiled = loaded
             .pre
@@ -42,7 +39,7 @@ impl PluginHost {
             .serialize()
             .map_err(|e| failed(e.to_string()))?;
         Ok(Embeddable {
-            sha256: sha256_hex(&bytes),
+            sha256,
             precompiled,
             declared: crate::meta::sections(&loaded),
         })
