@@ -6,9 +6,9 @@
 //! declares something: a plugin tool's `[tools.NAME]` traits in its manifest (a
 //! `path` it writes or a `patch` → edit; a path it reads with a `pattern` → search;
 //! a path it reads → read), else the capabilities its manifest asks for (`exec` →
-//! execute, `net` → fetch). Only the tools that declare neither fall back to their
-//! name, and only for Ward's own: `todowrite` (the plan) → think, the host tools
-//! `skill` → read and `task` (a subagent) → other. Any other tool is `other`.
+//! execute, `net` → fetch; a tool keeping the session's `todos`, `todowrite` →
+//! think). Only the host's own tools, which no manifest declares, go by name: `skill`
+//! → read and `task` (a subagent) → other. Any other tool is `other`.
 
 use std::collections::HashMap;
 
@@ -79,9 +79,12 @@ pub fn kind_of(name: &str, traits: &ToolTraits, caps: &Capabilities) -> ToolKind
     if !caps.net.is_empty() {
         return ToolKind::Fetch;
     }
-    // By name: Ward's standard tools and host tools that declare nothing of the above.
+    // A tool keeping the session's plan (`todowrite`).
+    if traits.todos.is_some() {
+        return ToolKind::Think;
+    }
+    // By name: the host's own `skill` tool, which no manifest declares.
     match name {
-        "todowrite" => ToolKind::Think,
         "skill" => ToolKind::Read,
         _ => ToolKind::Other,
     }
@@ -128,7 +131,9 @@ mod tests {
     fn only_tools_that_declare_nothing_go_by_name() {
         let none = Capabilities::default();
         let plain = ToolTraits::default();
-        assert_eq!(kind_of("todowrite", &plain, &none), ToolKind::Think);
+        assert_eq!(kind_of("todowrite", &plain, &none), ToolKind::Other);
+        let plan = traits("todos = \"todos\"");
+        assert_eq!(kind_of("my-plan", &plan, &none), ToolKind::Think);
         assert_eq!(kind_of("skill", &plain, &none), ToolKind::Read);
         assert_eq!(kind_of("task", &plain, &none), ToolKind::Other);
         // A plugin tool called `read` that declares nothing is not taken for one.

@@ -200,7 +200,7 @@ mod tests {
         assert_eq!(evaluate("edit", "a.rs", &layers).action, Action::Deny);
         // A session denying a tool outright takes it off the offer.
         assert_eq!(
-            ward_permission::disabled_tools(&["bash", "read"], &layers),
+            ward_permission::disabled_tools(&[("bash", "bash"), ("read", "read")], &layers),
             ["bash"]
         );
         // No rules, no layer.

@@ -92,7 +92,9 @@ impl ToolList {
 }
 
 /// Ward's permission keys for tool names as Claude Code and OpenCode write them
-/// (`Read` → `read`, `LS` → `list`, `Write` → `edit`, …).
+/// (`Read` → `read`, `LS` → `list`, `Write` → `edit`, …). This is a translation of
+/// those formats' vocabulary, not knowledge of Ward's tools: their own tools that
+/// change files are all ruled under `edit`, as Ward's declare they are.
 fn ward_names(names: Vec<&str>) -> Vec<String> {
     names
         .iter()
@@ -100,11 +102,9 @@ fn ward_names(names: Vec<&str>) -> Vec<String> {
         .filter(|n| !n.is_empty())
         .map(|n| match n.as_str() {
             "ls" => "list".to_string(),
-            "multiedit" => "edit".to_string(),
+            "write" | "multiedit" | "apply_patch" | "patch" => "edit".to_string(),
             _ => n,
         })
-        // Rules are keyed by permission (`write` is checked as `edit`).
-        .map(|n| ward_permission::permission_key(&n).to_string())
         .collect()
 }
 

@@ -119,7 +119,7 @@ fn main() -> ExitCode {
             Some(Command::Session { command }) => commands::session::run(command).await,
             Some(Command::Tool { command }) => commands::tool::run(command).await,
             Some(Command::Plugin { command }) => commands::plugin::run(command).await,
-            Some(Command::Permission { command }) => commands::permission::run(command),
+            Some(Command::Permission { command }) => commands::permission::run(command).await,
             Some(Command::Config { command }) => commands::config::run(command),
             Some(Command::Mcp { command }) => commands::mcp::run(command).await,
             Some(Command::Models(args)) => commands::models::run(args),

@@ -1,10 +1,10 @@
 //! What a typed prompt becomes. `@file` mentions attach the file, `@SERVER:URI` an MCP
 //! server's resource, and `@agent` mentions of a subagent ask for it (SPEC §7). `/name arguments` runs a command: the
 //! `command.before` hooks may change the arguments, then its template is expanded — arguments
-//! substituted, `` !`cmd` `` replaced by the command's output (run through the `bash`
-//! tool, so the permission rules and hooks apply as for the model's own calls) — and
-//! each `@file` it references read through the `read` tool and attached to the
-//! message. A subtask command (`subtask: true`, or one whose agent is a subagent) runs
+//! substituted, `` !`cmd` `` replaced by the command's output (run through the tool
+//! that declares it runs commands, `bash`, so the permission rules and hooks apply as
+//! for the model's own calls) — and each `@file` it references read through the tool
+//! that declares it reads files (`read`) and attached to the message. A subtask command (`subtask: true`, or one whose agent is a subagent) runs
 //! in a child session through the `task` tool, as OpenCode does; the session then gets
 //! the child's report and carries on.
 //!
@@ -74,14 +74,7 @@ pub async fn expand(
         description: format!("/{name}"),
     });
     let shell = |cmd: String| -> BoxFuture<'_, Result<String, ToolCallError>> {
-        let description = format!("/{name} template");
-        Box::pin(async move {
-            let args = json!({ "command": cmd, "description": description });
-            runner
-                .run_tool(session, "bash", &args)
-                .await
-                .map(|o| o.output)
-        })
+        Box::pin(async move { runner.run_command(session, &cmd).await.map(|o| o.output) })
     };
     let agents: Vec<&str> = commands.agents.iter().map(String::as_str).collect();
     let arguments = runner
@@ -90,9 +83,8 @@ pub async fn expand(
     let expanded = ward_command::expand(command, &arguments, &shell, &agents).await;
     let mut context = Vec::new();
     for file in expanded.files {
-        let args = json!({ "filePath": file });
-        context.push(match runner.run_tool(session, "read", &args).await {
-            Ok(out) => format!("Called the read tool with {args}:\n{}", out.output),
+        context.push(match runner.read_file(session, &file).await {
+            Ok((out, how)) => format!("Called {how}:\n{}", out.output),
             Err(e) => format!("@{file} could not be read: {e}"),
         });
     }
@@ -185,7 +177,10 @@ async fn run_subtask(
         "prompt": prompt,
         "subagent_type": task.agent,
     });
-    let report = match runner.run_tool(session, "task", &args).await {
+    let report = match runner
+        .run_tool(session, ward_session::task::TASK, &args)
+        .await
+    {
         Ok(out) => out.output,
         Err(e) => format!("The subtask could not run: {e}"),
     };
@@ -221,12 +216,11 @@ async fn mentioned(
                 Ok(text) => format!("Attached the MCP resource @{mention}:\n{text}"),
                 Err(e) => format!("@{mention} could not be read: {e}"),
             });
-        } else if runner.project().join(&mention).is_file() {
-            let args = json!({ "filePath": mention });
-            if let Ok(out) = runner.run_tool(session, "read", &args).await {
-                context.push(format!("Called the read tool with {args}:\n{}", out.output));
-                files.extend(out.attachments);
-            }
+        } else if runner.project().join(&mention).is_file()
+            && let Ok((out, how)) = runner.read_file(session, &mention).await
+        {
+            context.push(format!("Called {how}:\n{}", out.output));
+            files.extend(out.attachments);
         }
     }
     (context, files)

@@ -107,6 +107,18 @@ impl Workspace {
         Arc::new(layers)
     }
 
+    /// The permission key calls of `tool` are ruled under: the one its plugin
+    /// declares (`write` → `edit`), as far as the host trusts that plugin, else the
+    /// tool's own name (as for a permission key that names no tool).
+    pub fn ruled_as(&self, tool: &str) -> String {
+        self.host
+            .plugins()
+            .iter()
+            .find(|p| p.source.manifest.tools.contains_key(tool))
+            .and_then(|p| p.tool_traits(tool).permission)
+            .unwrap_or_else(|| tool.to_string())
+    }
+
     /// The directories plugins are installed in and found from (the user's, the
     /// project's, those the configuration names), whether or not they exist yet.
     pub fn plugin_dirs(&self) -> Vec<PathBuf> {

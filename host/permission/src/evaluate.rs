@@ -2,8 +2,7 @@
 //!
 //! Owns the evaluation order: rulesets are concatenated in the order given, the
 //! **last** rule matching both the permission and the pattern wins, and no match
-//! means [`Action::Ask`]. Also owns which tools are hidden from the model outright
-//! and the tool → permission-key mapping.
+//! means [`Action::Ask`]. Also owns which tools are hidden from the model outright.
 
 use crate::rule::{Action, Rule, Ruleset};
 
@@ -46,35 +45,29 @@ pub fn evaluate_all<'a>(
     evaluate_all_in(permission, patterns, layers.iter()).0
 }
 
-/// Tools whose permission is denied outright (the last rule matching the tool's
-/// permission key has pattern `*` and action deny); these are not offered to the
-/// model at all.
-pub fn disabled_tools(tools: &[&str], layers: &[Ruleset]) -> Vec<String> {
+/// Tools whose permission is denied outright (the last rule matching the key has
+/// pattern `*` and action deny), given as `(tool, permission key)`: the key a tool
+/// declares it is ruled under (`edit` for `write`), else its own name. A deny of
+/// the tool's own name switches it off too. These are not offered to the model.
+pub fn disabled_tools(tools: &[(&str, &str)], layers: &[Ruleset]) -> Vec<String> {
     tools
         .iter()
-        .filter(|tool| {
-            let key = permission_key(tool);
-            let last = layers
-                .iter()
-                .rev()
-                .flat_map(|set| set.rules.iter().rev().map(move |rule| (set, rule)))
-                // A narrowing layer's allow or ask cannot undo an earlier deny.
-                .filter(|(set, rule)| !set.narrowing || rule.action == Action::Deny)
-                .map(|(_, rule)| rule)
-                .find(|rule| crate::wildcard::matches(&rule.permission, key));
-            last.is_some_and(|rule| rule.pattern == "*" && rule.action == Action::Deny)
-        })
-        .map(|tool| tool.to_string())
+        .filter(|(tool, key)| denied_outright(key, layers) || denied_outright(tool, layers))
+        .map(|(tool, _)| tool.to_string())
         .collect()
 }
 
-/// The permission key a tool is checked under: the file-writing tools (`write`,
-/// `edit`, `apply_patch`) share `edit`; every other tool uses its own name.
-pub fn permission_key(tool: &str) -> &str {
-    match tool {
-        "write" | "edit" | "apply_patch" => "edit",
-        other => other,
-    }
+/// Whether the last rule matching `key` denies it for every pattern.
+fn denied_outright(key: &str, layers: &[Ruleset]) -> bool {
+    let last = layers
+        .iter()
+        .rev()
+        .flat_map(|set| set.rules.iter().rev().map(move |rule| (set, rule)))
+        // A narrowing layer's allow or ask cannot undo an earlier deny.
+        .filter(|(set, rule)| !set.narrowing || rule.action == Action::Deny)
+        .map(|(_, rule)| rule)
+        .find(|rule| crate::wildcard::matches(&rule.permission, key));
+    last.is_some_and(|rule| rule.pattern == "*" && rule.action == Action::Deny)
 }
 
 /// [`evaluate`] over any sequence of rulesets, so the engine can append the
@@ -265,9 +258,12 @@ mod tests {
         // A narrowing blanket deny hides the tool; a narrowing allow cannot unhide it.
         let off = set("ward.toml", &[("edit", "*", Deny)]);
         let reopen = Ruleset::narrowing("plugin x", vec![Rule::new("edit", "*", Allow)]);
-        assert_eq!(disabled_tools(&["edit"], &[defaults(), plugin]), ["edit"]);
         assert_eq!(
-            disabled_tools(&["edit"], &[defaults(), off, reopen]),
+            disabled_tools(&[("edit", "edit")], &[defaults(), plugin]),
+            ["edit"]
+        );
+        assert_eq!(
+            disabled_tools(&[("edit", "edit")], &[defaults(), off, reopen]),
             ["edit"]
         );
     }
@@ -366,14 +362,15 @@ mod tests {
             ),
             set("session", &[("webfetch", "*", Allow)]),
         ];
+        // As the standard tools declare their permission keys.
         let tools = [
-            "read",
-            "write",
-            "edit",
-            "apply_patch",
-            "bash",
-            "webfetch",
-            "grep",
+            ("read", "read"),
+            ("write", "edit"),
+            ("edit", "edit"),
+            ("apply_patch", "edit"),
+            ("bash", "bash"),
+            ("webfetch", "webfetch"),
+            ("grep", "grep"),
         ];
         assert_eq!(
             disabled_tools(&tools, &layers),
@@ -381,17 +378,14 @@ mod tests {
         );
         let all_off = [set("x", &[("*", "*", Deny)])];
         assert_eq!(
-            disabled_tools(&["read", "bash"], &all_off),
+            disabled_tools(&[("read", "read"), ("bash", "bash")], &all_off),
             strings(&["read", "bash"])
         );
-    }
-
-    #[test]
-    fn permission_keys() {
-        assert_eq!(permission_key("write"), "edit");
-        assert_eq!(permission_key("edit"), "edit");
-        assert_eq!(permission_key("apply_patch"), "edit");
-        assert_eq!(permission_key("read"), "read");
-        assert_eq!(permission_key("mcp_github_search"), "mcp_github_search");
+        // A deny of a tool's own name switches it off whatever key it is ruled under.
+        let own = [set("x", &[("write", "*", Deny)])];
+        assert_eq!(
+            disabled_tools(&[("write", "edit"), ("edit", "edit")], &own),
+            strings(&["write"])
+        );
     }
 }

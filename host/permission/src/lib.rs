@@ -31,6 +31,6 @@ pub use engine::{
     PermissionEvent, Publisher, Reply, approval_scope,
 };
 pub use error::{PermissionError, SaveError};
-pub use evaluate::{Decision, disabled_tools, evaluate, evaluate_all, permission_key};
+pub use evaluate::{Decision, disabled_tools, evaluate, evaluate_all};
 pub use explain::{Explanation, explain};
 pub use rule::{Action, Rule, RuleError, Ruleset, defaults};

@@ -128,8 +128,11 @@ impl Plugin {
     }
 
     /// What its manifest declares about `tool` (`[tools.NAME]`), as far as the host
-    /// may trust it: declarations that would spare a call a check or pin its output
-    /// (`asks-itself`, `keep-output`) count only for the plugins built into Ward. A
+    /// may trust it: declarations that would spare a call a check, pin its output or
+    /// make its processes the model's commands (`asks-itself`, `keep-output`,
+    /// `command`, `unsandboxed`) count only for the plugins built into Ward, and a
+    /// declared `permission` only as far as the plugin's grants reach (the rule the
+    /// `ask` import follows); out of reach, the tool is ruled under its own name. A
     /// tool named like a standard one gets nothing of the standard tool's treatment
     /// from its name alone.
     pub fn tool_traits(&self, tool: &str) -> ToolTraits {
@@ -143,6 +146,14 @@ impl Plugin {
         if self.source.origin != crate::discovery::Origin::Builtin {
             traits.asks_itself = false;
             traits.keep_output = false;
+            traits.command = None;
+            traits.unsandboxed = None;
+            let names = self.tool_names();
+            if let Some(key) = &traits.permission
+                && crate::asks::may_ask(self.name(), &self.effective, &names, key, &[]).is_err()
+            {
+                traits.permission = None;
+            }
         }
         traits
     }

@@ -163,33 +163,46 @@ impl crate::runtime::PluginHost {
     }
 }
 
-/// Whether `plugin` is the standard `bash` tool, whose processes are the model's shell
-/// commands (every other plugin's processes are confined to its grants).
+/// Whether `plugin` is one of Ward's own whose tool declares it runs the model's shell
+/// commands (`command`, the standard `bash`): its processes are those commands, with
+/// the project's rights (every other plugin's processes are confined to its grants).
 pub(crate) fn runs_commands(plugin: &Plugin) -> bool {
-    plugin.source.origin == Origin::Builtin && plugin.name() == "bash"
+    plugin.source.origin == Origin::Builtin
+        && plugin
+            .source
+            .manifest
+            .tools
+            .values()
+            .any(|traits| traits.command.is_some())
 }
 
-/// Whether this call of the standard `bash` tool asks, with `"unsandboxed": true`, to
-/// run its command outside the sandbox, and the `unsandboxed` rules (or the user, asked
-/// with the command shown) allow it. Any other plugin or tool never leaves it.
+/// Whether this call asks, with the boolean argument its tool declares as
+/// `unsandboxed` (`bash`'s `"unsandboxed": true`), to run its command outside the
+/// sandbox, and the `unsandboxed` rules (or the user, asked with the command shown)
+/// allow it. Only a tool of Ward's own that runs commands may declare it: any other
+/// plugin or tool never leaves the sandbox.
 pub(crate) async fn escape_approved(
     plugin: &Plugin,
     tool: &str,
     args: &str,
     scope: &CallScope,
 ) -> Result<bool, CallError> {
-    if !runs_commands(plugin) || tool != "bash" {
+    let traits = plugin.tool_traits(tool);
+    let (Some(command_arg), Some(flag)) = (traits.command, traits.unsandboxed) else {
+        return Ok(false);
+    };
+    if !runs_commands(plugin) {
         return Ok(false);
     }
     let Ok(serde_json::Value::Object(args)) = serde_json::from_str::<serde_json::Value>(args)
     else {
         return Ok(false);
     };
-    if args.get("unsandboxed") != Some(&serde_json::Value::Bool(true)) {
+    if args.get(&flag) != Some(&serde_json::Value::Bool(true)) {
         return Ok(false);
     }
     let command = args
-        .get("command")
+        .get(&command_arg)
         .and_then(serde_json::Value::as_str)
         .unwrap_or_default()
         .to_string();

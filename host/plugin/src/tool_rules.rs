@@ -1,8 +1,9 @@
 //! Which permission a tool call needs before it runs, derived from its arguments as
 //! the tool's declaration ([`ToolTraits`], `[tools.NAME]` in its manifest) says: a
-//! tool that names a path is checked as its own permission with that path's pattern
-//! (or the argument it declares as its pattern), a path outside the project also
-//! needs `external_directory`, and a tool that declares nothing needs its own name.
+//! tool that names a path is checked as its declared permission (else its own name)
+//! with that path's pattern (or the argument it declares as its pattern), a path
+//! outside the project also needs `external_directory`, and a tool that declares
+//! nothing needs its own name.
 //! Ward's own tools that ask where they act — `bash` per sub-command and `webfetch`
 //! per redirect in their imports, `write`/`edit`/`apply_patch` with the diff — skip
 //! the check before the call. Nothing here reads a tool's name: a tool named like a
@@ -59,7 +60,7 @@ pub fn needs(tool: &str, traits: &ToolTraits, args: &Value, project: &Path) -> V
             "*".to_string()
         };
         out.push(Need {
-            permission: tool.to_string(),
+            permission: traits.permission.as_deref().unwrap_or(tool).to_string(),
             patterns: vec![pattern],
             always: vec![always],
         });

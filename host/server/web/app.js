@@ -325,7 +325,9 @@ function showAsk() {
   // answer applies to that plugin alone, never to a tool of the same name.
   const who = ask.plugin ? "Plugin " + ask.plugin + " asks — " : "";
   $("perm-what").textContent = inertLine(who + ask.permission + ": " + (ask.patterns || []).join(", "));
-  const detail = ask.metadata && (ask.metadata.diff || ask.metadata.command || ask.metadata.description);
+  // The engine names the file a question is about as `filepath`, whatever the tool
+  // calls its argument.
+  const detail = ask.metadata && (ask.metadata.diff || ask.metadata.command || ask.metadata.filepath || ask.metadata.description);
   $("perm-detail").textContent = detail ? (ask.plugin ? "(from the plugin) " : "") + inert(detail) : "";
   $("perm-feedback").value = "";
   if (!dialog.open) dialog.showModal();

@@ -26,12 +26,13 @@ impl Runner {
         let input: Value = serde_json::from_str(&call.arguments).unwrap_or(Value::Null);
         let start = now();
         let mut part = call.part.clone();
+        let subject = self.tools.subject(&call.name, &input);
         part.kind = PartKind::Tool(ToolPart {
             call_id: call.id.clone(),
             tool: call.name.clone(),
             state: ToolState::Running {
                 input: input.clone(),
-                title: None,
+                title: subject.clone(),
                 metadata: None,
                 time: RunningTime { start },
             },
@@ -44,7 +45,7 @@ impl Runner {
         let scope = CallScope {
             message_id: assistant.id.clone(),
             call_id: call.id.clone(),
-            progress: Some(self.progress_sink(&part, &input, start, &open)),
+            progress: Some(self.progress_sink(&part, &input, subject.clone(), start, &open)),
             ..self.session_scope(session)
         };
         let mut rejected = false;
@@ -59,7 +60,11 @@ impl Runner {
                 ToolState::Completed {
                     output,
                     input,
-                    title: ok.title,
+                    // A tool that gives no title is titled by what it acted on.
+                    title: match ok.title.is_empty() {
+                        true => subject.unwrap_or_default(),
+                        false => ok.title,
+                    },
                     metadata: ok.metadata,
                     time: CompletedTime {
                         start,
@@ -95,10 +100,12 @@ impl Runner {
         &self,
         part: &Part,
         input: &Value,
+        subject: Option<String>,
         start: i64,
         open: &Arc<Mutex<bool>>,
     ) -> ProgressSink {
         let (store, part, input) = (self.store.clone(), part.clone(), input.clone());
+        // What the call acts on stays its title until the tool gives its own.
         let open = open.clone();
         Arc::new(move |title, metadata| {
             // Held across the write, so closing waits for a write in flight.
@@ -112,7 +119,7 @@ impl Runner {
             if let PartKind::Tool(tool) = &mut update.kind {
                 tool.state = ToolState::Running {
                     input: input.clone(),
-                    title,
+                    title: title.or_else(|| subject.clone()),
                     metadata: serde_json::from_str(&metadata).ok(),
                     time: RunningTime { start },
                 };
@@ -195,8 +202,9 @@ impl Runner {
         Ok(notes.trim_start().to_string())
     }
 
-    /// A finished `todowrite` call's list becomes the session's task list (and
-    /// `todo.updated` is published), so interfaces need not parse tool output.
+    /// The list a finished call of a tool declaring `todos` (`todowrite`) leaves in
+    /// its output's metadata becomes the session's task list (and `todo.updated` is
+    /// published), so interfaces need not parse tool output.
     fn keep_todos(&self, session: &Session, part: &Part) {
         let PartKind::Tool(ToolPart {
             tool,
@@ -206,11 +214,11 @@ impl Runner {
         else {
             return;
         };
-        if tool != "todowrite" {
+        let Some(key) = self.tools.traits(tool).todos else {
             return;
-        }
+        };
         let todos = metadata
-            .get("todos")
+            .get(&key)
             .cloned()
             .and_then(|t| serde_json::from_value::<Vec<ward_store::Todo>>(t).ok());
         if let Some(todos) = todos

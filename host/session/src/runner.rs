@@ -362,6 +362,41 @@ impl Runner {
             .await
     }
 
+    /// Runs the shell command `command` in `session` through the tool that runs the
+    /// model's commands ([`ToolBox::command_runner`]), so the rules and hooks apply as
+    /// to the model's own calls.
+    pub async fn run_command(
+        &self,
+        session: &Session,
+        command: &str,
+    ) -> Result<crate::ToolSuccess, crate::ToolCallError> {
+        let Some((tool, arg)) = self.tools.command_runner() else {
+            return Err(crate::ToolCallError::respond(
+                "no tool that runs commands is on offer in this session",
+            ));
+        };
+        let args = serde_json::json!({ arg: command });
+        self.run_tool(session, &tool, &args).await
+    }
+
+    /// Reads the file `path` in `session` through the tool that reads files
+    /// ([`ToolBox::file_reader`]); with the result comes how it was read (`the read
+    /// tool with {"filePath":"a.rs"}`), which the model is told.
+    pub async fn read_file(
+        &self,
+        session: &Session,
+        path: &str,
+    ) -> Result<(crate::ToolSuccess, String), crate::ToolCallError> {
+        let Some((tool, arg)) = self.tools.file_reader() else {
+            return Err(crate::ToolCallError::respond(
+                "no tool that reads files is on offer in this session",
+            ));
+        };
+        let args = serde_json::json!({ arg: path });
+        let out = self.run_tool(session, &tool, &args).await?;
+        Ok((out, format!("the {tool} tool with {args}")))
+    }
+
     /// The arguments slash command `command` should expand with in `session`: what
     /// the `command.before` hooks make of `arguments`.
     pub async fn command_arguments(

@@ -98,9 +98,12 @@ impl TaskTool {
     }
 }
 
+/// The name of the host's own tool that runs a subagent in a child session.
+pub const TASK: &str = "task";
+
 impl HostTool for TaskTool {
     fn name(&self) -> &str {
-        "task"
+        TASK
     }
 
     fn spec(&self) -> ToolSpec {

@@ -82,6 +82,37 @@ pub trait ToolSource: Send + Sync {
     fn tools(&self) -> Vec<Arc<dyn HostTool>>;
 }
 
+/// What a question about a call carries for interfaces to show: its arguments, and
+/// under OpenCode's `filepath` the path its tool declares it acts on, so no interface
+/// need know which argument that is.
+fn ask_metadata(traits: &ward_config::ToolTraits, args: &Value) -> Value {
+    let path = traits
+        .path
+        .as_deref()
+        .and_then(|key| args.get(key))
+        .and_then(Value::as_str);
+    match (args, path) {
+        (Value::Object(fields), Some(path)) if !fields.contains_key("filepath") => {
+            let mut fields = fields.clone();
+            fields.insert("filepath".to_string(), Value::String(path.to_string()));
+            Value::Object(fields)
+        }
+        _ => args.clone(),
+    }
+}
+
+/// The permission key a tool declared as `traits` is ruled under.
+fn ruled_as<'a>(name: &'a str, traits: &'a ward_config::ToolTraits) -> &'a str {
+    traits.permission.as_deref().unwrap_or(name)
+}
+
+/// Whether `rules` switch the host tool `tool` off outright.
+fn is_disabled(tool: &dyn HostTool, rules: &[Ruleset]) -> bool {
+    let traits = tool.traits();
+    let name = tool.name();
+    !ward_permission::disabled_tools(&[(name, ruled_as(name, &traits))], rules).is_empty()
+}
+
 /// A tool source and the rules its tools are filtered by.
 type Source = (Arc<dyn ToolSource>, Arc<Vec<Ruleset>>);
 
@@ -104,8 +135,16 @@ impl ToolBox {
         rules: &[Ruleset],
     ) -> (ToolBox, Vec<(String, String)>) {
         let (mut tools, failed) = host.all_tools().await;
-        let names: Vec<&str> = tools.iter().map(|(_, t)| t.name.as_str()).collect();
-        let disabled = ward_permission::disabled_tools(&names, rules);
+        let traits: Vec<_> = tools
+            .iter()
+            .map(|(plugin, t)| plugin.tool_traits(&t.name))
+            .collect();
+        let keys: Vec<(&str, &str)> = tools
+            .iter()
+            .zip(&traits)
+            .map(|((_, t), traits)| (t.name.as_str(), ruled_as(&t.name, traits)))
+            .collect();
+        let disabled = ward_permission::disabled_tools(&keys, rules);
         tools.retain(|(_, t)| !disabled.contains(&t.name));
         let output = OutputPolicy::default();
         (
@@ -125,7 +164,7 @@ impl ToolBox {
     /// of the same name: the host's own tools are not overridable by a plugin).
     pub fn with_host_tool(mut self, tool: Arc<dyn HostTool>, rules: &[Ruleset]) -> Self {
         let name = tool.name().to_string();
-        if !ward_permission::disabled_tools(&[&name], rules).is_empty() {
+        if is_disabled(tool.as_ref(), rules) {
             return self;
         }
         self.tools.retain(|(_, t)| t.name != name);
@@ -153,7 +192,7 @@ impl ToolBox {
                 let name = tool.name();
                 let taken = self.tools.iter().any(|(_, t)| t.name == name)
                     || all.iter().any(|n| n.name() == name);
-                if !taken && ward_permission::disabled_tools(&[name], rules).is_empty() {
+                if !taken && !is_disabled(tool.as_ref(), rules) {
                     all.push(tool);
                 }
             }
@@ -270,10 +309,19 @@ impl ToolBox {
             })?;
         }
         let traits = self.traits(&tool);
-        for need in tool_rules::needs(&tool, &traits, &args, &scope.project) {
-            scope
-                .check(&need.permission, need.patterns, need.always, args.clone())
-                .await?;
+        let needs = tool_rules::needs(&tool, &traits, &args, &scope.project);
+        if !needs.is_empty() {
+            let metadata = ask_metadata(&traits, &args);
+            for need in needs {
+                scope
+                    .check(
+                        &need.permission,
+                        need.patterns,
+                        need.always,
+                        metadata.clone(),
+                    )
+                    .await?;
+            }
         }
         let (mut out, args, files) = self.call(&tool, args, &scope).await?;
         // A tool that bounds its own output says so with `metadata.truncated` (as
@@ -282,7 +330,7 @@ impl ToolBox {
             .is_ok_and(|m| m.get("truncated").is_some());
         if !bounds_itself {
             // `task` is a host tool (a subagent's loop), not a plugin's.
-            let delegate = self.offers("task");
+            let delegate = self.offers(crate::task::TASK);
             let output = std::mem::take(&mut out.output);
             let keep = crate::truncate::Keep::for_tool(&traits);
             let bounded = self.output.apply(keep, &scope.call_id, output, delegate);
@@ -316,6 +364,54 @@ impl ToolBox {
             .find(|(_, t)| t.name == tool)
             .map(|(plugin, _)| plugin.tool_traits(tool))
             .unwrap_or_default()
+    }
+
+    /// The tool on offer that reads one file (declared `access = "read"` of a `path`
+    /// that is no directory and not a search pattern), and the argument naming it:
+    /// what an `@file` mention or a command's `@file` is read with. Ward's own come
+    /// first, so a plugin's reader is used only where Ward's is not on offer.
+    pub fn file_reader(&self) -> Option<(String, String)> {
+        self.by_origin().find_map(|(plugin, tool)| {
+            let traits = plugin.tool_traits(&tool.name);
+            let reads_a_file = traits.access == Some(ward_config::Access::Read)
+                && !traits.directory
+                && traits.pattern.is_none();
+            reads_a_file
+                .then_some(traits.path)
+                .flatten()
+                .map(|path| (tool.name.clone(), path))
+        })
+    }
+
+    /// The tool on offer that runs the model's shell commands (declared `command`,
+    /// honoured for Ward's own tools only), and the argument holding the command: what
+    /// a command template's `` !`cmd` `` runs through.
+    pub fn command_runner(&self) -> Option<(String, String)> {
+        self.by_origin().find_map(|(plugin, tool)| {
+            plugin
+                .tool_traits(&tool.name)
+                .command
+                .map(|arg| (tool.name.clone(), arg))
+        })
+    }
+
+    /// What a call of `tool` with `input` acts on, as its declaration says: the path,
+    /// else the search pattern, else the command it runs. Interfaces show it as the
+    /// call's title until the tool gives one.
+    pub fn subject(&self, tool: &str, input: &Value) -> Option<String> {
+        let traits = self.traits(tool);
+        [&traits.path, &traits.pattern, &traits.command]
+            .into_iter()
+            .flatten()
+            .find_map(|key| input.get(key).and_then(Value::as_str))
+            .map(str::to_string)
+    }
+
+    /// The plugins' tools on offer, Ward's own first.
+    fn by_origin(&self) -> impl Iterator<Item = &(Arc<Plugin>, ToolInfo)> {
+        let builtin = |p: &Plugin| p.source.origin == ward_plugin::discovery::Origin::Builtin;
+        let own = self.tools.iter().filter(move |(p, _)| builtin(p));
+        own.chain(self.tools.iter().filter(move |(p, _)| !builtin(p)))
     }
 
     /// Whether a call of `tool` may change the project's files: a host tool says so

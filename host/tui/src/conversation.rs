@@ -289,11 +289,21 @@ fn progress(metadata: &Value) -> String {
     rows.join("\n")
 }
 
-/// What a call's arguments say it does: its `description`, else its command or file.
+/// What a call's arguments say it does before the engine titles it (with what the
+/// tool declares it acts on): the `description` a tool may be given, else its first
+/// text argument. No tool's argument names are known here.
 fn described(input: &Value) -> String {
-    ["description", "command", "filePath", "pattern", "url"]
-        .iter()
-        .find_map(|key| input.get(key).and_then(Value::as_str))
+    let first_text = || {
+        input
+            .as_object()?
+            .values()
+            .find_map(Value::as_str)
+            .map(str::to_string)
+    };
+    input
+        .get("description")
+        .and_then(Value::as_str)
+        .map(str::to_string)
+        .or_else(first_text)
         .unwrap_or_default()
-        .to_string()
 }

@@ -184,10 +184,9 @@ fn ask_lines(request: &AskRequest, feedback: bool) -> (String, Vec<Line<'static>
         ]));
     }
     let meta = &request.metadata;
-    if let Some(file) = ["filepath", "filePath", "path"]
-        .iter()
-        .find_map(|k| meta.get(k).and_then(Value::as_str))
-    {
+    // The engine names the file a question is about as OpenCode does, whatever the
+    // tool calls its argument.
+    if let Some(file) = meta.get("filepath").and_then(Value::as_str) {
         lines.push(Line::from(format!("  file: {}", safe::line(file))));
     }
     if let Some(diff) = meta.get("diff").and_then(Value::as_str) {

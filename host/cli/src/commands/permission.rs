@@ -5,6 +5,7 @@ use std::process::ExitCode;
 
 use anyhow::Result;
 use clap::Subcommand;
+use ward_engine::Workspace;
 use ward_term::out;
 
 /// `ward permission …`
@@ -20,14 +21,16 @@ pub enum PermissionCommand {
 }
 
 /// Runs the subcommand.
-pub fn run(command: PermissionCommand) -> Result<ExitCode> {
+pub async fn run(command: PermissionCommand) -> Result<ExitCode> {
     match command {
         PermissionCommand::Explain { tool, pattern } => {
-            let config = super::load_config_here()?;
+            let cwd = std::env::current_dir()?;
+            let ws = Workspace::open(&crate::builtins::engine_options(cwd)).await?;
             // Each configured rule is named by the file and line it was written at.
-            let layers = ward_engine::located_rules(&config)?;
-            let key = ward_permission::permission_key(&tool);
-            out!("{}", ward_permission::explain(key, &pattern, &layers));
+            let layers = ward_engine::located_rules(&ws.config)?;
+            // A tool is ruled under the permission it declares (`write` as `edit`).
+            let key = ws.ruled_as(&tool);
+            out!("{}", ward_permission::explain(&key, &pattern, &layers));
             Ok(ExitCode::SUCCESS)
         }
     }

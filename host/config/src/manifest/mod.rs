@@ -108,6 +108,21 @@ pub struct ToolTraits {
     /// Its outputs are never pruned from the context (what a loaded skill says).
     /// Honoured for Ward's own tools only: a plugin cannot pin its outputs.
     pub keep_output: bool,
+    /// The permission its calls are ruled under, when not its own name: `edit` for
+    /// every tool that writes files, `read` for a reader of files. A plugin's tool may
+    /// name only a permission its granted capabilities reach (as with the `ask`
+    /// import); a deny of the tool's own name still switches it off.
+    pub permission: Option<String>,
+    /// The argument holding the shell command the call runs: what a `!command` line
+    /// of a slash command or a prompt is given to. Honoured for Ward's own tools only:
+    /// their processes are the model's commands, sandboxed with the project's rights.
+    pub command: Option<String>,
+    /// The boolean argument with which a call asks to run its command outside the
+    /// sandbox (asked about as `unsandboxed`). Honoured for Ward's own tools only.
+    pub unsandboxed: Option<String>,
+    /// The key of a finished call's output metadata holding the session's whole todo
+    /// list (`[{content, status, priority}]`), which the call replaces.
+    pub todos: Option<String>,
 }
 
 /// What a call does with the path it names.

@@ -373,9 +373,9 @@ impl<'a> Converter<'a> {
             match &prop.value {
                 Value::BooleanLit(b) if !b.value => {
                     let tool = prop.name.as_str();
-                    // Ward checks the file-writing tools under one permission key,
-                    // `edit` (as `ward_permission::permission_key` does): a deny for
-                    // `write` alone would switch nothing off.
+                    // OpenCode rules its file-writing tools under one permission,
+                    // `edit`, as Ward's declare they are: switching one off switches
+                    // off all three, as OpenCode does.
                     let key = if FILE_WRITERS.contains(&tool) {
                         if tool != "edit" {
                             self.warn(
