@@ -389,3 +389,32 @@ fn the_first_run_of_the_standard_tools_compiles_nothing() {
         start.elapsed()
     );
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_model_config_names_without_declaring_it_is_listed_everywhere_with_limits_unknown() {
+    let p = Project::new("models-undeclared");
+    p.write(
+        "ward.toml",
+        "model = \"local/qwen-coder\"\n\
+         [provider.local]\nbase_url = \"http://127.0.0.1:9/v1\"\napi_key = \"k\"\n",
+    );
+    // `ward models`: its row, limits unknown and said so.
+    let out = p.run(&["models", "local"], "").expect_ok();
+    let row = out
+        .lines()
+        .find(|l| l.trim_start().starts_with("qwen-coder "))
+        .unwrap_or_else(|| panic!("qwen-coder listed:\n{out}"));
+    assert!(row.contains("undeclared: limits unknown"), "{row}");
+    assert!(row.contains("default"), "{row}");
+    // The API every client's model picker reads (OpenCode's `/config/providers`).
+    let served = crate::serve::Served::start(&p, &[], &[]).await;
+    let (status, body) = served.call("GET", "/config/providers", None).await;
+    assert_eq!(status, 200, "{body}");
+    let providers: serde_json::Value = serde_json::from_str(&body).expect("JSON");
+    let local = providers["providers"]
+        .as_array()
+        .and_then(|all| all.iter().find(|p| p["id"] == "local"))
+        .unwrap_or_else(|| panic!("local listed: {body}"));
+    assert_eq!(local["models"]["qwen-coder"]["id"], "qwen-coder", "{body}");
+    assert_eq!(providers["default"]["local"], "qwen-coder", "{body}");
+}

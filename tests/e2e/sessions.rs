@@ -4,5 +4,6 @@
 
 mod blobs;
 mod manage;
+mod projects;
 mod question;
 mod transfer;

@@ -176,9 +176,8 @@ impl Engine {
         let start = Start::begin(&options)?;
         let files = crate::attachments::load(&options.directory, &request)?;
         let mut files = Some(files);
-        let early = start.early_addressee(&request)?;
-        let early_session = match (session, &early) {
-            (Some(id), _) => {
+        let given = match session {
+            Some(id) => {
                 Some(
                     start
                         .store
@@ -189,6 +188,15 @@ impl Engine {
                         })?,
                 )
             }
+            None => None,
+        };
+        let request = match &given {
+            Some(s) => with_session_model(request, s),
+            None => request,
+        };
+        let early = start.early_addressee(&request)?;
+        let early_session = match (given, &early) {
+            (Some(s), _) => Some(s),
             (None, Some(to)) => Some(new_session(
                 &start.store,
                 &start.settings.config.project_root,
@@ -232,7 +240,14 @@ impl Engine {
                 })?
             }
             Some(s) => s,
-            None => new_session(&store, &ws.config.project_root, &agent.name)?,
+            None => {
+                // A prompt no model can take stores nothing: the run fails here, with
+                // no session left behind for it.
+                let choice = model_choice(request.model.as_deref(), command.as_ref(), agent);
+                let variant = request.variant.as_deref().or(agent.variant.as_deref());
+                ws.models.resolve_variant(&ws.config, choice, variant)?;
+                new_session(&store, &ws.config.project_root, &agent.name)?
+            }
         };
         let events = early_events.unwrap_or_else(|| store.bus().subscribe());
         Ok(Opened {
@@ -280,6 +295,39 @@ impl Engine {
         )
     }
 
+    /// The model `reference` (`provider/model`) names among the configured providers,
+    /// as a session's chosen model (`Session::model`) records it: its prompts go there
+    /// when they name no model of their own.
+    pub fn model_ref(&self, reference: &str) -> Result<ModelRef, EngineError> {
+        let ws = &self.shared.ws;
+        let model = ws
+            .models
+            .resolve_variant(&ws.config, Some(reference), None)?;
+        Ok(ModelRef::new(&model.provider, &model.model))
+    }
+
+    /// Deletes session `id` if nothing was ever sent in it (no message, no subagent's
+    /// session): a session opened and left without a prompt is not kept as junk.
+    /// Returns whether it was deleted.
+    pub fn discard_if_empty(&self, id: &str) -> Result<bool, EngineError> {
+        // Deleted already (from a session picker): nothing left to discard.
+        match self.session(id) {
+            Err(e) if e.is_not_found() => return Ok(false),
+            other => other?,
+        };
+        let store = &self.shared.store;
+        let session_error = |source| EngineError::Session {
+            id: id.to_string(),
+            source,
+        };
+        let empty = store.messages(id, None).map_err(session_error)?.is_empty()
+            && store.list_children(id).map_err(session_error)?.is_empty();
+        if empty {
+            store.delete_session(id).map_err(session_error)?;
+        }
+        Ok(empty)
+    }
+
     /// The stored session `id`.
     pub fn session(&self, id: &str) -> Result<Session, EngineError> {
         self.shared
@@ -325,6 +373,7 @@ impl Engine {
         session: &Session,
         request: PromptRequest,
     ) -> Result<PendingPrompt, EngineError> {
+        let request = with_session_model(request, session);
         let ws = &self.shared.ws;
         let command = ws.commands.resolve(&request.text).map(|(c, _)| c);
         let agent =
@@ -353,6 +402,10 @@ impl Engine {
     /// Runs a prompt [`Engine::open_with_prompt`] or [`Engine::record`] stored (or
     /// stores it now).
     pub async fn run(&self, session: &Session, prompt: PendingPrompt) -> Result<Turn, EngineError> {
+        let prompt = PendingPrompt {
+            request: with_session_model(prompt.request, session),
+            ..prompt
+        };
         self.shared.snapshots.watch_ahead();
         let runner = self.shared.runner_for(session, &prompt.request).await?;
         let commands = &self.shared.commands;
@@ -587,6 +640,18 @@ impl Shared {
                 .resolve_variant(&self.ws.config, None, None)?),
         }
     }
+}
+
+/// `request` with the model chosen for `session` (OpenCode's session `model`) when it
+/// names none itself: the session's choice counts as the prompt's own, before a
+/// command's or the agent's.
+fn with_session_model(mut request: PromptRequest, session: &Session) -> PromptRequest {
+    if request.model.is_none()
+        && let Some(model) = &session.model
+    {
+        request.model = Some(format!("{}/{}", model.provider, model.model));
+    }
+    request
 }
 
 /// A new session in `project`, led by `agent`.

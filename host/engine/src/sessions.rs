@@ -34,13 +34,15 @@ impl Engine {
         Ok(self.shared.store.list_children(id)?)
     }
 
-    /// Stores `session`'s title and permission rules as given (the rules apply from
-    /// the session's next prompt); returns the session as stored.
+    /// Stores `session`'s title, permission rules and chosen model as given (the rules
+    /// and the model apply from the session's next prompt; see [`Engine::model_ref`]);
+    /// returns the session as stored.
     pub fn update_session(&self, session: &Session) -> Result<Session, EngineError> {
         let stored = self.session(&session.id)?;
         Ok(self.shared.store.update_session(&Session {
             title: session.title.clone(),
             permission: session.permission.clone(),
+            model: session.model.clone(),
             ..stored
         })?)
     }

@@ -8,8 +8,10 @@
 //!   re-resolves to 127.0.0.1 (DNS rebinding) is refused.
 //! - **Origin**, when a browser sends one, must be the server's own or one allowed
 //!   explicitly; any other is refused, so no other site's page can drive the server.
-//! - **Authorization: Bearer <token>**, compared in constant time. A token in a
-//!   cookie would ride along on another site's request; there is none.
+//! - **Authorization: Bearer <token>**, or HTTP Basic with the token as the password
+//!   and any user name (what OpenCode's own clients send from `-p` or
+//!   `OPENCODE_SERVER_PASSWORD`), compared in constant time. A token in a cookie
+//!   would ride along on another site's request; there is none.
 
 use http::{HeaderMap, header};
 
@@ -122,20 +124,43 @@ impl Guard {
         Some((origin, allowed))
     }
 
-    /// Whether the request carries the token (always, when none is asked for).
+    /// Whether the request carries the token (always, when none is asked for): as a
+    /// bearer token, or as the password of HTTP Basic credentials.
     pub fn token_ok(&self, headers: &HeaderMap) -> bool {
         let Some(token) = &self.token else {
             return true;
         };
-        let Some(given) = headers
+        let Some(value) = headers
             .get(header::AUTHORIZATION)
             .and_then(|v| v.to_str().ok())
-            .and_then(|v| v.strip_prefix("Bearer "))
         else {
             return false;
         };
-        constant_time_eq(given.trim().as_bytes(), token.as_bytes())
+        let given = match value.split_once(' ') {
+            Some((scheme, rest)) if scheme.eq_ignore_ascii_case("bearer") => {
+                rest.trim().as_bytes().to_vec()
+            }
+            Some((scheme, rest)) if scheme.eq_ignore_ascii_case("basic") => {
+                match basic_password(rest.trim()) {
+                    Some(password) => password,
+                    None => return false,
+                }
+            }
+            _ => return false,
+        };
+        constant_time_eq(&given, token.as_bytes())
     }
+}
+
+/// The password of HTTP Basic credentials (`base64(user:password)`); the user name
+/// is not checked, since the token alone is the secret.
+fn basic_password(encoded: &str) -> Option<Vec<u8>> {
+    use base64::Engine as _;
+    let decoded = base64::engine::general_purpose::STANDARD
+        .decode(encoded)
+        .ok()?;
+    let colon = decoded.iter().position(|b| *b == b':')?;
+    Some(decoded[colon + 1..].to_vec())
 }
 
 /// Whether `origin` names the host the request was sent to (a non-loopback server's
@@ -242,6 +267,19 @@ mod tests {
         assert!(!t("Bearer secrets"));
         assert!(!t("Basic secret"));
         assert!(!g.token_ok(&HeaderMap::new()));
+        // HTTP Basic: any user name, the token as the password.
+        use base64::Engine as _;
+        let basic = |creds: &str| {
+            let encoded = base64::engine::general_purpose::STANDARD.encode(creds);
+            t(&format!("Basic {encoded}"))
+        };
+        assert!(basic("opencode:secret"));
+        assert!(basic(":secret"));
+        assert!(!basic("opencode:secre"));
+        assert!(!basic("secret:"));
+        assert!(!basic("secret"));
+        assert!(!t("Basic not-base64!"));
+        assert!(!t("Digest secret"));
     }
 
     #[test]

@@ -7,7 +7,8 @@
 //! - **Origin**, when a browser sends one, must be the server's own or one allowed
 //!   with `--cors`; any other is refused, preflight included, so no other site's page
 //!   can drive a session even with a token it should not have.
-//! - **Authorization: Bearer <token>** on every route but the health check and the
+//! - **Authorization: Bearer <token>** (or HTTP Basic with the token as the password,
+//!   as OpenCode's own clients send it) on every route but the health check and the
 //!   web page's static files (which hold no data: the page takes the token from the
 //!   address `ward serve` prints, after `#`, which a browser never sends). A token
 //!   in a cookie would ride along on another site's request; there is none.
@@ -73,8 +74,9 @@ fn refused(refusal: &Refusal) -> Response {
             let mut response = ApiError::refused(
                 StatusCode::UNAUTHORIZED,
                 "Unauthorized",
-                "missing or wrong token: send `Authorization: Bearer <token>` (ward serve prints \
-                 it and writes it to <data dir>/server/token)",
+                "missing or wrong token: send `Authorization: Bearer <token>`, or HTTP Basic \
+                 credentials with the token as the password (ward serve prints it and writes it \
+                 to <data dir>/server/<port>.token)",
             )
             .into_response();
             response

@@ -150,7 +150,8 @@ pub async fn serve(
     // Clients answer the model's questions (`/question/{id}/reply`) while it serves.
     let _answerer = engine.question_answerer();
     let bound = listener.local_addr().map_err(ServerError::Serve)?;
-    let token_file = token::write(&engine.workspace().data_dir, &token)?;
+    // Held until the server stops, which removes it.
+    let token_file = token::write(&engine.workspace().data_dir, bound.port(), &token)?;
     let root = engine
         .workspace()
         .config
@@ -184,7 +185,7 @@ pub async fn serve(
         ),
         address: bound,
         token,
-        token_file,
+        token_file: token_file.path().to_path_buf(),
     });
     // The API and the event stream run on a thread and runtime of their own, the
     // loops on the caller's: with every worker busy running loops, a request still

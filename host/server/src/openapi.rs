@@ -13,7 +13,9 @@ use utoipa_axum::routes;
 
 use crate::App;
 use crate::guard::{self, Guard};
-use crate::routes::{app, events, fork, messages, permissions, question, revert, sessions};
+use crate::routes::{
+    app, events, fork, messages, permissions, question, revert, sessions, unserved,
+};
 use crate::wire::event::EventInfo;
 
 #[derive(OpenApi)]
@@ -38,6 +40,7 @@ fn api() -> OpenApiRouter<App> {
         .routes(routes!(app::agents))
         .routes(routes!(app::commands))
         .routes(routes!(events::subscribe))
+        .routes(routes!(events::subscribe_global))
         .routes(routes!(sessions::list, sessions::create))
         .routes(routes!(sessions::status))
         .routes(routes!(sessions::get, sessions::update, sessions::delete))
@@ -72,5 +75,7 @@ pub fn router(app: App, guard: Arc<Guard>) -> Router {
     api.with_state(app)
         .merge(doc_route)
         .merge(crate::web::routes())
+        .fallback(unserved::fallback)
+        .method_not_allowed_fallback(unserved::method_fallback)
         .layer(axum::middleware::from_fn_with_state(guard, guard::check))
 }

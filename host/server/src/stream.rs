@@ -159,21 +159,57 @@ struct Cursor {
     /// A reconnect that came too late continues after telling; a live client that
     /// fell behind is disconnected.
     connected: bool,
+    /// How its events are framed.
+    framing: Framing,
 }
 
 /// Events read from the log per wake-up: bounds the batch a slow client holds.
 const BATCH: usize = 256;
 
+/// How each event is framed on a stream: as it is (`/event`), or inside OpenCode's
+/// global envelope naming the project's directory (`/global/event`:
+/// `{"directory": …, "payload": event}`).
+#[derive(Clone, Debug)]
+pub enum Framing {
+    /// The event itself.
+    Plain,
+    /// `{"directory": DIRECTORY, "payload": event}`.
+    Global {
+        /// The project directory, as a JSON string literal.
+        directory: Arc<str>,
+    },
+}
+
+impl Framing {
+    /// OpenCode's global envelope for events of the project in `directory`.
+    pub fn global(directory: &str) -> Self {
+        let literal = serde_json::to_string(directory).unwrap_or_else(|_| "\"\"".into());
+        Framing::Global {
+            directory: literal.into(),
+        }
+    }
+
+    fn frame(&self, json: &str) -> String {
+        match self {
+            Framing::Plain => json.to_string(),
+            Framing::Global { directory } => {
+                format!("{{\"directory\":{directory},\"payload\":{json}}}")
+            }
+        }
+    }
+}
+
 /// The SSE response for a client that last saw `last_event_id` (none: a new client,
-/// which starts with what happens from now on).
+/// which starts with what happens from now on), each event framed as `framing` says.
 pub fn sse(
     log: Arc<EventLog>,
     last_event_id: Option<u64>,
+    framing: Framing,
 ) -> Sse<impl Stream<Item = Result<SseEvent, Infallible>>> {
     let at = last_event_id.unwrap_or_else(|| log.latest());
     let mut queued = VecDeque::new();
     if let Ok(json) = serde_json::to_string(&EventInfo::ServerConnected {}) {
-        queued.push_back(SseEvent::default().data(json));
+        queued.push_back(SseEvent::default().data(framing.frame(&json)));
     }
     let cursor = Cursor {
         latest: log.latest.subscribe(),
@@ -182,6 +218,7 @@ pub fn sse(
         queued,
         ending: false,
         connected: last_event_id.is_none(),
+        framing,
     };
     let stream = futures_util::stream::unfold(cursor, |mut c| async move {
         loop {
@@ -200,8 +237,9 @@ pub fn sse(
                 Read::Events(events) => {
                     for (id, json) in events {
                         c.at = id;
+                        let data = c.framing.frame(&json);
                         c.queued
-                            .push_back(SseEvent::default().id(id.to_string()).data(&*json));
+                            .push_back(SseEvent::default().id(id.to_string()).data(data));
                     }
                     c.connected = true;
                 }
@@ -210,7 +248,8 @@ pub fn sse(
                     resume_after,
                 } => {
                     if let Ok(json) = serde_json::to_string(&EventInfo::ServerLagged { missed }) {
-                        c.queued.push_back(SseEvent::default().data(json));
+                        let data = c.framing.frame(&json);
+                        c.queued.push_back(SseEvent::default().data(data));
                     }
                     if c.connected {
                         c.ending = true;

@@ -1,5 +1,7 @@
 //! The server's token: random per start (or given), written where local clients
-//! can find it and no other user can read it.
+//! can find it and no other user can read it — one file per server, named by its
+//! port (`<data dir>/server/<port>.token`), so a second server on the same data
+//! directory never hides the first one's token, and removed when the server stops.
 
 use std::io::Write;
 use std::path::{Path, PathBuf};
@@ -9,16 +11,34 @@ use crate::ServerError;
 /// 32 random bytes as 64 hex digits.
 pub use ward_http_guard::random_token as random;
 
-/// Writes `token` to `<data_dir>/server/token`, readable by the owner only (the
-/// directory too); returns the file.
-pub fn write(data_dir: &Path, token: &str) -> Result<PathBuf, ServerError> {
+/// A server's token file, removed when dropped (when the server stops).
+#[derive(Debug)]
+pub struct TokenFile(PathBuf);
+
+impl TokenFile {
+    /// Where it is.
+    pub fn path(&self) -> &Path {
+        &self.0
+    }
+}
+
+impl Drop for TokenFile {
+    fn drop(&mut self) {
+        // Gone already (someone cleaned up) is as good as removed.
+        let _ = std::fs::remove_file(&self.0);
+    }
+}
+
+/// Writes `token` to `<data_dir>/server/<port>.token`, readable by the owner only
+/// (the directory too).
+pub fn write(data_dir: &Path, port: u16, token: &str) -> Result<TokenFile, ServerError> {
     let dir = data_dir.join("server");
     let err = |path: &Path| {
         let path = path.to_path_buf();
         move |source| ServerError::TokenFile { path, source }
     };
     create_private_dir(&dir).map_err(err(&dir))?;
-    let path = dir.join("token");
+    let path = dir.join(format!("{port}.token"));
     // A new file each time: one left by an older run (or put there by someone else)
     // may have other permissions, and `mode` applies only when a file is created.
     match std::fs::remove_file(&path) {
@@ -28,7 +48,7 @@ pub fn write(data_dir: &Path, token: &str) -> Result<PathBuf, ServerError> {
     }
     let mut file = private_file(&path).map_err(err(&path))?;
     file.write_all(token.as_bytes()).map_err(err(&path))?;
-    Ok(path)
+    Ok(TokenFile(path))
 }
 
 #[cfg(unix)]
@@ -73,16 +93,27 @@ mod tests {
     fn the_token_file_is_the_owners_alone() {
         use std::os::unix::fs::PermissionsExt;
         let dir = std::env::temp_dir().join(format!("ward-token-{}", random()));
-        let path = write(&dir, "abc").unwrap();
+        let file = write(&dir, 4096, "abc").unwrap();
+        let path = file.path().to_path_buf();
+        assert_eq!(path, dir.join("server/4096.token"));
         assert_eq!(std::fs::read_to_string(&path).unwrap(), "abc");
         let mode = |p: &Path| std::fs::metadata(p).unwrap().permissions().mode() & 0o777;
         assert_eq!(mode(&path), 0o600);
         assert_eq!(mode(path.parent().unwrap()), 0o700);
-        // A second start replaces it, still private.
+        // Another server's file stands beside it.
+        let other = write(&dir, 4097, "xyz").unwrap();
+        assert_eq!(std::fs::read_to_string(other.path()).unwrap(), "xyz");
+        // A file left on this port (a killed server's) is replaced, still private.
+        std::mem::forget(file);
         std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o644)).unwrap();
-        let path = write(&dir, "def").unwrap();
+        let file = write(&dir, 4096, "def").unwrap();
         assert_eq!(std::fs::read_to_string(&path).unwrap(), "def");
         assert_eq!(mode(&path), 0o600);
+        // Stopping removes a server's own file only.
+        drop(file);
+        assert!(!path.exists());
+        assert!(other.path().exists());
+        drop(other);
         std::fs::remove_dir_all(dir).unwrap();
     }
 }

@@ -2,7 +2,7 @@
 //! rebinding `Host`, another site's page, a network bind without a token of one's
 //! own; and the token kept where only its owner can read it.
 
-use serde_json::json;
+use serde_json::{Value, json};
 use ward_tests::Project;
 use ward_tests::llm::Turn;
 
@@ -153,33 +153,113 @@ async fn a_network_bind_needs_a_token_of_ones_own() {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn the_token_is_random_per_start_and_private() {
+async fn each_server_has_its_own_private_token_file_removed_when_it_stops() {
     use std::os::unix::fs::PermissionsExt;
     let (p, _llm) = project_asking_for_reads("serve-file", vec![Turn::text("x")]).await;
     let first = Served::start(&p, &[], &[]).await;
     let token = first.token.clone();
     assert!(token.len() >= 32, "{token}");
     let file = std::path::PathBuf::from(&first.token_file);
-    assert!(file.starts_with(&p.data), "under the data dir: {file:?}");
+    assert_eq!(file, p.data.join(format!("server/{}.token", first.port)));
     assert_eq!(std::fs::read_to_string(&file).expect("token file"), token);
     let mode = std::fs::metadata(&file).expect("meta").permissions().mode() & 0o777;
     assert_eq!(mode, 0o600);
-    drop(first);
+
+    // A second server on the same data directory, while the first one serves: each
+    // has its own token and file, and the first one's clients go on working.
     let given = "a-token-of-my-own-0123456789";
     let second = Served::start(&p, &[], &[("WARD_SERVER_TOKEN", given)]).await;
     assert_eq!(second.token, given);
-    assert_ne!(second.token, token);
+    assert_ne!(second.token_file, first.token_file);
+    assert_eq!(
+        std::fs::read_to_string(&file).expect("first file kept"),
+        token
+    );
+    assert_eq!(
+        std::fs::read_to_string(&second.token_file).expect("second file"),
+        given
+    );
+    let (status, body) = first.call("GET", "/session", None).await;
+    assert_eq!(status, 200, "the first server's token still works: {body}");
+    let bearer = |t: &str| format!("Authorization: Bearer {t}");
     let (status, _) = second
-        .raw(
-            "GET",
-            "/session",
-            &[&format!("Authorization: Bearer {token}")],
-            None,
-        )
+        .raw("GET", "/session", &[&bearer(&token)], None)
         .await;
-    assert_eq!(status, 401, "the old token is dead");
+    assert_eq!(status, 401, "one server's token opens no other");
     let (status, body) = second
         .call("POST", "/session", Some(&json!({}).to_string()))
         .await;
     assert_eq!(status, 200, "{body}");
+
+    // Stopped, a server removes its own file and no other.
+    let second_file = std::path::PathBuf::from(&second.token_file);
+    assert!(second.terminate().await, "a clean stop");
+    assert!(!second_file.exists(), "{second_file:?} removed");
+    assert!(file.exists(), "the first server's file stays");
+    let (status, _) = first.call("GET", "/session", None).await;
+    assert_eq!(status, 200);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn opencode_clients_log_in_with_the_token_as_their_basic_password() {
+    let (p, _llm) = project_asking_for_reads("serve-basic", vec![Turn::text("x")]).await;
+    let served = Served::start(&p, &[], &[]).await;
+    // What `opencode attach URL -p TOKEN` sends: user `opencode`, the token as password.
+    let basic = |credentials: &str| {
+        use base64::Engine as _;
+        let encoded = base64::engine::general_purpose::STANDARD.encode(credentials);
+        format!("Authorization: Basic {encoded}")
+    };
+    let token = served.token.clone();
+    for (credentials, expected) in [
+        (format!("opencode:{token}"), 200),
+        (format!("anyone:{token}"), 200),
+        (format!(":{token}"), 200),
+        ("opencode:wrong".to_string(), 401),
+        (format!("{token}:"), 401),
+        (token.clone(), 401),
+    ] {
+        let (status, body) = served
+            .raw("GET", "/session", &[&basic(&credentials)], None)
+            .await;
+        assert_eq!(status, expected, "{credentials}: {body}");
+    }
+    // A refusal says how to log in both ways.
+    let (status, body) = served.raw("GET", "/session", &[], None).await;
+    assert_eq!(status, 401);
+    assert!(body.contains("Bearer") && body.contains("Basic"), "{body}");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn opencodes_routes_ward_lacks_answer_501_naming_them_and_others_404() {
+    let (p, _llm) = project_asking_for_reads("serve-unserved", vec![Turn::text("x")]).await;
+    let served = Served::start(&p, &[], &[]).await;
+    let error = |body: &str| -> Value { serde_json::from_str(body).expect("a JSON error") };
+    // OpenCode has these; Ward does not serve them yet, and says so by name.
+    for (method, path, template) in [
+        ("GET", "/vcs", "/vcs"),
+        ("GET", "/session/ses_x/diff", "/session/{sessionID}/diff"),
+        ("POST", "/tui/show-toast", "/tui/show-toast"),
+    ] {
+        let (status, body) = served.call(method, path, None).await;
+        assert_eq!(status, 501, "{method} {path}: {body}");
+        let e = error(&body);
+        assert_eq!(e["name"], "NotImplementedError", "{body}");
+        let message = e["data"]["message"].as_str().unwrap_or_default();
+        assert!(
+            message.contains(&format!("{method} {path}")) && message.contains(template),
+            "{message}"
+        );
+    }
+    // Nobody's route: 404, named.
+    let (status, body) = served.call("GET", "/no/such/route", None).await;
+    assert_eq!(status, 404, "{body}");
+    assert!(body.contains("GET /no/such/route"), "{body}");
+    // A served path with a method it lacks: 405, named.
+    let (status, body) = served.call("DELETE", "/doc", None).await;
+    assert_eq!(status, 405, "{body}");
+    assert!(body.contains("DELETE /doc"), "{body}");
+    // Without the token nothing is told, not even which routes exist.
+    let (status, _) = served.raw("GET", "/vcs", &[], None).await;
+    assert_eq!(status, 401);
 }

@@ -178,3 +178,58 @@ async fn the_configuration_goes_out_without_secrets_in_the_same_shape() {
     assert_eq!(config["mcp"]["r"]["url"], "https://***@mcp.example/mcp");
     assert_eq!(config["model"], "scripted/test-model");
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_session_created_with_a_model_sends_its_prompts_there() {
+    let (p, llm) = project_asking_for_reads("serve-session-model", vec![Turn::text("OK")]).await;
+    let served = Served::start(&p, &[], &[]).await;
+    // As OpenCode's terminal UI creates one: the model picked, by provider and id.
+    let (status, body) = served
+        .call(
+            "POST",
+            "/session",
+            Some(
+                &json!({ "model": { "providerID": "scripted", "id": "other-model" } }).to_string(),
+            ),
+        )
+        .await;
+    assert_eq!(status, 200, "{body}");
+    let session: Value = serde_json::from_str(&body).expect("session");
+    assert_eq!(session["model"]["id"], "other-model", "{body}");
+    let id = session["id"].as_str().expect("id");
+    let (status, body) = served
+        .call(
+            "POST",
+            &format!("/session/{id}/message"),
+            Some(&json!({ "parts": [{ "type": "text", "text": "hi" }] }).to_string()),
+        )
+        .await;
+    assert_eq!(status, 200, "{body}");
+    assert_eq!(llm.requests()[0].body["model"], "other-model");
+
+    // A model nobody serves, or a field Ward does not take, is a 400 naming it, and
+    // no session is left behind for it.
+    let (_, before) = served.call("GET", "/session", None).await;
+    for (model, named) in [
+        (
+            json!({ "providerID": "nope", "id": "x" }),
+            "unknown provider `nope`",
+        ),
+        (
+            json!({ "providerID": "scripted", "id": "x", "variant": "high" }),
+            "model.variant",
+        ),
+    ] {
+        let (status, body) = served
+            .call(
+                "POST",
+                "/session",
+                Some(&json!({ "model": model }).to_string()),
+            )
+            .await;
+        assert_eq!(status, 400, "{body}");
+        assert!(message(&body).contains(named), "{body}");
+    }
+    let (_, after) = served.call("GET", "/session", None).await;
+    assert_eq!(before, after);
+}

@@ -22,7 +22,7 @@ use ward_tests::Project;
 /// A `ward serve` process on an ephemeral loopback port; killed on drop.
 pub struct Served {
     /// Killed on drop.
-    _child: Child,
+    child: Child,
     /// Held so the server's later lines have somewhere to go.
     _stdout: BufReader<ChildStdout>,
     /// `http://127.0.0.1:PORT`.
@@ -93,7 +93,7 @@ impl Served {
             .and_then(|p| p.parse().ok())
             .expect("port");
         Served {
-            _child: child,
+            child,
             _stdout: stdout,
             url,
             port,
@@ -101,6 +101,22 @@ impl Served {
             token_file: token_file.expect("token file"),
             stderr,
         }
+    }
+
+    /// Stops the server as Ctrl-C or a service manager does (SIGTERM) and waits for it
+    /// to exit; returns whether it exited cleanly.
+    pub async fn terminate(mut self) -> bool {
+        let pid = self.child.id().expect("the server is running").to_string();
+        let sent = std::process::Command::new("kill")
+            .args(["-TERM", &pid])
+            .status()
+            .expect("run kill");
+        assert!(sent.success(), "SIGTERM sent to {pid}");
+        let status = tokio::time::timeout(Duration::from_secs(30), self.child.wait())
+            .await
+            .expect("ward serve stops within 30 s of SIGTERM")
+            .expect("wait for ward serve");
+        status.success()
     }
 
     /// What the server wrote to standard error so far.

@@ -18,9 +18,17 @@ struct Sse {
 
 impl Sse {
     async fn open(served: &Served, last: Option<u64>) -> Sse {
-        let mut request = reqwest::Client::new()
-            .get(format!("{}/event", served.url))
-            .bearer_auth(&served.token);
+        Self::open_at(served, "/event", last).await
+    }
+
+    /// The stream at `path`, logging in as OpenCode's clients do (HTTP Basic, the
+    /// token as the password) when it is the global one.
+    async fn open_at(served: &Served, path: &str, last: Option<u64>) -> Sse {
+        let request = reqwest::Client::new().get(format!("{}{path}", served.url));
+        let mut request = match path {
+            "/global/event" => request.basic_auth("opencode", Some(&served.token)),
+            _ => request.bearer_auth(&served.token),
+        };
         if let Some(id) = last {
             request = request.header("Last-Event-ID", id.to_string());
         }
@@ -62,11 +70,22 @@ impl Sse {
 
     /// Events until `session` goes idle (that one included).
     async fn until_idle(&mut self, session: &str) -> Vec<(u64, Value)> {
+        self.until_idle_in(session, |e| e.clone()).await
+    }
+
+    /// Events until `session` goes idle, each event found in the JSON by `event`.
+    async fn until_idle_in(
+        &mut self,
+        session: &str,
+        event: impl Fn(&Value) -> Value,
+    ) -> Vec<(u64, Value)> {
         let mut out = Vec::new();
         loop {
-            let (id, event) = self.next().await;
+            let (id, json) = self.next().await;
+            let inner = event(&json);
             let done =
-                event["type"] == "session.idle" && event["properties"]["sessionID"] == session;
+                inner["type"] == "session.idle" && inner["properties"]["sessionID"] == session;
+            let event = json;
             if let Some(id) = id {
                 out.push((id, event));
             }
@@ -186,4 +205,50 @@ async fn a_client_back_after_the_buffer_moved_on_is_told_it_lagged() {
     }
     assert_eq!(ids[0], 2 + missed, "it resumes right after what it missed");
     assert!(ids.windows(2).all(|w| w[1] == w[0] + 1), "{ids:?}");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn opencodes_global_stream_carries_every_event_in_its_envelope() {
+    let (p, _llm) = project_asking_for_reads("serve-global", vec![Turn::text("hello there")]).await;
+    let served = Served::start(&p, &[], &[]).await;
+    let mut plain = Sse::open(&served, None).await;
+    let mut global = Sse::open_at(&served, "/global/event", None).await;
+    assert_eq!(plain.next().await.1["type"], "server.connected");
+    let (_, connected) = global.next().await;
+    assert_eq!(
+        connected["payload"]["type"], "server.connected",
+        "{connected}"
+    );
+    let (_, body) = served.call("POST", "/session", Some("{}")).await;
+    let session: Value = serde_json::from_str(&body).expect("session");
+    let id = session["id"].as_str().expect("id").to_string();
+    let directory = session["directory"].clone();
+    assert!(
+        directory.as_str().is_some_and(|d| !d.is_empty()),
+        "{session}"
+    );
+    let (status, _) = served
+        .call(
+            "POST",
+            &format!("/session/{id}/prompt_async"),
+            Some(&json!({ "parts": [{ "type": "text", "text": "hi" }] }).to_string()),
+        )
+        .await;
+    assert_eq!(status, 204);
+    let want = plain.until_idle(&id).await;
+    let got = global.until_idle_in(&id, |e| e["payload"].clone()).await;
+    // The same events, ids and order; each inside `{directory, payload}`, the
+    // directory the session's.
+    assert_eq!(
+        got.iter().map(|(n, _)| *n).collect::<Vec<_>>(),
+        want.iter().map(|(n, _)| *n).collect::<Vec<_>>()
+    );
+    for ((_, envelope), (_, event)) in got.iter().zip(&want) {
+        assert_eq!(&envelope["payload"], event);
+        assert_eq!(envelope["directory"], directory, "{envelope}");
+    }
+    assert!(
+        want.iter().any(|(_, e)| e["type"] == "message.part.delta"),
+        "text streamed"
+    );
 }

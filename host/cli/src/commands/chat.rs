@@ -54,7 +54,8 @@ pub async fn run(args: ChatArgs) -> Result<ExitCode> {
     }
     let engine = Engine::open(args.common.engine_options()?).await?;
     print_warnings(&engine);
-    let session = match &args.common.session_id()? {
+    let given = args.common.session_id()?;
+    let session = match &given {
         Some(id) => engine.session(id)?,
         None => engine.create_session(args.common.agent.as_deref())?,
     };
@@ -193,7 +194,10 @@ pub async fn run(args: ChatArgs) -> Result<ExitCode> {
     while prompts.join_next().await.is_some() {}
     printer.finish().await;
     engine.close(super::run::HOOK_GRACE).await;
-    eoutln!("session {}", session.id);
+    // A session this run made and nothing was sent in is not kept.
+    if given.is_some() || !engine.discard_if_empty(&session.id)? {
+        eoutln!("session {}", session.id);
+    }
     Ok(if failed {
         ExitCode::FAILURE
     } else {

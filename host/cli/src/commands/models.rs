@@ -110,7 +110,10 @@ fn provider_block(
         match model.origin {
             Origin::Overridden => notes.push("overridden"),
             Origin::Config => notes.push("config"),
-            Origin::Bundled | Origin::Unlisted => {}
+            // Named by `model =` (or an agent's) but not declared under
+            // `[provider.X.models]`: usable, its window not known to Ward.
+            Origin::Unlisted => notes.push("undeclared: limits unknown"),
+            Origin::Bundled => {}
         }
         if default.is_some_and(|d| d.provider == model.provider && d.id == model.id) {
             notes.push("default");

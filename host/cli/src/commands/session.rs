@@ -16,8 +16,12 @@ use ward_term::{eoutln, inert_line, outln};
 /// `ward session …`
 #[derive(Subcommand)]
 pub enum SessionCommand {
-    /// List sessions, newest first.
-    List,
+    /// List this project's sessions, newest first.
+    List {
+        /// Every project's sessions in the data directory.
+        #[arg(long)]
+        all: bool,
+    },
     /// Show a session's messages, parts, tokens and cost.
     Show {
         /// The session id.
@@ -127,8 +131,17 @@ pub async fn run(command: SessionCommand) -> Result<ExitCode> {
             eoutln!("session {}: {}", session.id, inert_line(&session.title));
         }
         SessionCommand::Revert { .. } | SessionCommand::Unrevert { .. } => {}
-        SessionCommand::List => {
-            for s in store.list_sessions()? {
+        SessionCommand::List { all } => {
+            // This project's: those working in its root.
+            let root = match all {
+                true => None,
+                false => Some(super::load_config_here()?.project_root),
+            };
+            let mine = |s: &ward_store::Session| {
+                root.as_deref()
+                    .is_none_or(|root| std::path::Path::new(&s.directory) == root)
+            };
+            for s in store.list_sessions()?.into_iter().filter(mine) {
                 // Titles are written by a model: one line each, inert.
                 outln!(
                     "{}  {}  {}  tokens in {} out {}  ${:.4}",

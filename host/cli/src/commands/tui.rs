@@ -14,7 +14,8 @@ use super::run::HOOK_GRACE;
 /// Opens the project and its session, then hands the terminal to the UI.
 pub async fn run(args: ChatArgs) -> Result<ExitCode> {
     let engine = Engine::open(args.common.engine_options()?).await?;
-    let session = match &args.common.session_id()? {
+    let given = args.common.session_id()?;
+    let session = match &given {
         Some(id) => engine.session(id)?,
         None => engine.create_session(args.common.agent.as_deref())?,
     };
@@ -25,7 +26,12 @@ pub async fn run(args: ChatArgs) -> Result<ExitCode> {
     };
     let result = ward_tui::run(engine.clone(), session.clone(), options).await;
     engine.close(HOOK_GRACE).await;
-    eoutln!("session {}", session.id);
+    // A session this run made and never used is not kept (one named with --session
+    // is the user's, used or not).
+    let unused = given.is_none() && engine.discard_if_empty(&session.id)?;
+    if !unused {
+        eoutln!("session {}", session.id);
+    }
     result?;
     Ok(ExitCode::SUCCESS)
 }

@@ -245,7 +245,34 @@ impl ModelRegistry {
     /// column that set the offending key; pass `Origins::default()` without.
     pub fn from_config(config: &Config, origins: &Origins) -> Result<Self, RegistryError> {
         let providers = merge::providers(&catalogue()?.provider, &config.provider, origins)?;
-        Ok(Self { providers })
+        let mut registry = Self { providers };
+        registry.list_referenced(config);
+        Ok(registry)
+    }
+
+    /// Lists the models config names (`model`, `small_model`, an agent's or a
+    /// command's) that a provider of config's own serves without declaring them, as
+    /// [`Origin::Unlisted`]: limits unknown, prices zero. Every list of models (the
+    /// API's, the pickers', `ward models`) then shows what `model =` can use.
+    fn list_referenced(&mut self, config: &Config) {
+        let named = [config.model.as_deref(), config.small_model.as_deref()]
+            .into_iter()
+            .chain(config.agent.values().map(|a| a.model.as_deref()))
+            .chain(config.command.values().map(|c| c.model.as_deref()))
+            .flatten();
+        for reference in named {
+            let Some((provider_id, model)) = reference.split_once('/') else {
+                continue;
+            };
+            let Some(provider) = self.providers.get_mut(provider_id) else {
+                continue;
+            };
+            if provider.origin == Origin::Config && provider.model(model).is_none() {
+                provider
+                    .models
+                    .insert(model.to_owned(), unlisted(provider_id, model));
+            }
+        }
     }
 
     /// Every provider, by id.

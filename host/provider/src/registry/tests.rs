@@ -261,3 +261,33 @@ fn the_catalogue_reads_the_same_plain_and_checked() {
     assert_eq!(plain, checked);
     assert!(!plain.provider.is_empty());
 }
+
+#[test]
+fn models_config_names_but_does_not_declare_are_listed_with_unknown_limits() {
+    let registry = with(
+        "model = \"local/qwen-coder\"\nsmall_model = \"local/tiny\"\n\
+         [agent.review]\nmodel = \"local/reviewer\"\n\
+         [provider.local]\nbase_url = \"http://127.0.0.1:8000/v1\"\n\
+         [provider.local.models.declared]\ncontext = 8192\n",
+    )
+    .unwrap();
+    let local = registry.provider("local").unwrap();
+    let mut listed: Vec<&str> = local.models.keys().map(String::as_str).collect();
+    listed.sort_unstable();
+    assert_eq!(listed, ["declared", "qwen-coder", "reviewer", "tiny"]);
+    let named = &local.models["qwen-coder"];
+    assert_eq!(
+        (named.origin, named.limits),
+        (Origin::Unlisted, Limits::default())
+    );
+    assert_eq!(local.models["declared"].origin, Origin::Config);
+    // A bundled provider's unknown model is a typo, not a model to list.
+    let bundled = with("model = \"anthropic/claude-nope\"\n").unwrap();
+    assert!(
+        bundled
+            .provider("anthropic")
+            .unwrap()
+            .model("claude-nope")
+            .is_none()
+    );
+}

@@ -10,3 +10,4 @@ pub mod prompt_files;
 pub mod question;
 pub mod revert;
 pub mod sessions;
+pub mod unserved;

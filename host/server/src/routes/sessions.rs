@@ -28,32 +28,53 @@ pub struct ListQuery {
     search: Option<String>,
     /// At most this many (the most recently changed).
     limit: Option<usize>,
-    /// Accepted for OpenCode's clients; the server serves one project.
-    #[allow(dead_code)]
+    /// Only the sessions of the project this directory is in (default: the
+    /// server's project; OpenCode's clients may send it as `x-opencode-directory`).
     directory: Option<String>,
+    /// Every project's sessions in the data directory (`true`/`false`; Ward's own).
+    all: Option<String>,
 }
 
-/// The sessions, most recently changed first.
+/// A `true`/`false` query parameter.
+fn flag(name: &str, value: Option<&str>) -> Result<bool, ApiError> {
+    match value {
+        None | Some("false") => Ok(false),
+        Some("true") => Ok(true),
+        Some(other) => Err(ApiError::bad_request(format!(
+            "query `{name}`: expected true or false, found {other:?}"
+        ))),
+    }
+}
+
+/// Whether a session working in `session_dir` belongs to the project `directory` is
+/// in (the project's root, or a directory inside it).
+fn in_project(session_dir: &str, directory: &std::path::Path) -> bool {
+    !session_dir.is_empty() && directory.starts_with(session_dir)
+}
+
+/// The sessions of one project (the server's, unless `directory` names another, or
+/// all with `all=true`), most recently changed first.
 #[utoipa::path(get, path = "/session", tag = "session", params(ListQuery),
     responses((status = 200, body = Vec<SessionInfo>), (status = 400, body = crate::wire::message::ErrorInfo)))]
 pub async fn list(
     State(app): State<App>,
+    headers: axum::http::HeaderMap,
     Query(query): Query<ListQuery>,
 ) -> Result<Json<Vec<SessionInfo>>, ApiError> {
-    let roots = match query.roots.as_deref() {
-        None | Some("false") => false,
-        Some("true") => true,
-        Some(other) => {
-            return Err(ApiError::bad_request(format!(
-                "query `roots`: expected true or false, found {other:?}"
-            )));
-        }
-    };
+    let roots = flag("roots", query.roots.as_deref())?;
+    let all = flag("all", query.all.as_deref())?;
+    let header = headers
+        .get("x-opencode-directory")
+        .and_then(|v| v.to_str().ok())
+        .map(str::to_string);
+    let directory =
+        std::path::PathBuf::from(query.directory.or(header).unwrap_or(app.root.clone()));
     let search = query.search.map(|s| s.to_lowercase());
     let mut sessions: Vec<_> = app
         .engine
         .sessions()?
         .into_iter()
+        .filter(|s| all || in_project(&s.directory, &directory))
         .filter(|s| !roots || s.parent_id.is_none())
         .filter(|s| query.start.is_none_or(|t| s.time.updated >= t))
         .filter(|s| {
@@ -77,7 +98,10 @@ pub async fn create(
     OptionalJsonBody(body): OptionalJsonBody<CreateSession>,
 ) -> Result<Json<SessionInfo>, ApiError> {
     for (field, given) in [
-        ("model", body.model.is_some()),
+        (
+            "model.variant",
+            body.model.as_ref().is_some_and(|m| m.variant.is_some()),
+        ),
         ("metadata", body.metadata.is_some()),
         ("workspaceID", body.workspace_id.is_some()),
     ] {
@@ -85,6 +109,15 @@ pub async fn create(
             return Err(unsupported(field));
         }
     }
+    // Checked before anything is stored: a model nobody serves leaves no session.
+    let model = match &body.model {
+        Some(m) => Some(
+            app.engine
+                .model_ref(&format!("{}/{}", m.provider_id, m.id))
+                .map_err(|e| ApiError::bad_request(format!("`model`: {e}")))?,
+        ),
+        None => None,
+    };
     let mut session = match &body.parent_id {
         Some(parent) => app
             .engine
@@ -98,9 +131,10 @@ pub async fn create(
             })?,
         None => app.engine.create_session(body.agent.as_deref())?,
     };
-    if body.title.is_some() || body.permission.is_some() {
+    if body.title.is_some() || body.permission.is_some() || model.is_some() {
         session.title = body.title.unwrap_or_default();
         session.permission = rules(body.permission.as_deref());
+        session.model = model;
         session = app.engine.update_session(&session)?;
     }
     Ok(Json(SessionInfo::of(&session)))

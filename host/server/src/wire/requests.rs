@@ -21,15 +21,27 @@ pub struct CreateSession {
     pub agent: Option<String>,
     /// Permission rules of this session, layered over the project's.
     pub permission: Option<Vec<RuleInfo>>,
-    /// Not supported by Ward: refused.
-    #[schema(value_type = Option<Object>)]
-    pub model: Option<Value>,
+    /// The model its prompts go to when they name none.
+    pub model: Option<SessionModelInput>,
     /// Not supported by Ward: refused.
     #[schema(value_type = Option<Object>)]
     pub metadata: Option<Value>,
     /// Not supported by Ward: refused.
     #[serde(rename = "workspaceID")]
     pub workspace_id: Option<String>,
+}
+
+/// A session's model, as OpenCode's `POST /session` names it.
+#[derive(Debug, Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct SessionModelInput {
+    /// The model id.
+    pub id: String,
+    /// The provider id.
+    #[serde(rename = "providerID")]
+    pub provider_id: String,
+    /// Not supported by Ward (a prompt names its own variant): refused.
+    pub variant: Option<String>,
 }
 
 /// `PATCH /session/{sessionID}`.
