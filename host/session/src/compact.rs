@@ -177,7 +177,7 @@ impl Runner {
                 PartKind::Text(TextPart {
                     text: CONTINUE.to_string(),
                     synthetic: true,
-                    ignored: false,
+                    ..TextPart::default()
                 }),
             ))?;
         }

@@ -8,7 +8,7 @@ use serde_json::{Value, json};
 use ward_provider::{
     ChatRequest, Client, Endpoint, Event, FinishReason, Protocol, ProviderError, Usage,
 };
-use ward_store::{Part, PartKind, Store, TextPart, ToolPart, ToolState};
+use ward_store::{Part, PartKind, Store, TextPart, TextTime, ToolPart, ToolState, now_ms};
 
 /// A tool call the model made, with its stored part.
 #[derive(Clone, Debug)]
@@ -69,7 +69,13 @@ pub async fn run(
     while let Some(event) = stream.next().await {
         match event {
             Event::TextDelta(d) => append(&mut text, target, &mut written, &d, || {
-                PartKind::Text(TextPart::default())
+                PartKind::Text(TextPart {
+                    time: Some(TextTime {
+                        start: now_ms(),
+                        end: None,
+                    }),
+                    ..TextPart::default()
+                })
             }),
             Event::ReasoningDelta(d) => append(&mut reasoning, target, &mut written, &d, || {
                 PartKind::Reasoning {
@@ -123,9 +129,20 @@ pub async fn run(
             Event::Usage(u) => usage = u,
             Event::Finish(finish) => {
                 let has_text = text.as_ref().is_some_and(|(_, t)| !t.trim().is_empty());
-                close(&mut text, target, |t| {
+                // Whole now: its `end` tells a client it may show it.
+                close(&mut text, target, |t, was| {
+                    let start = match was {
+                        PartKind::Text(TextPart {
+                            time: Some(time), ..
+                        }) => time.start,
+                        _ => now_ms(),
+                    };
                     PartKind::Text(TextPart {
                         text: t,
+                        time: Some(TextTime {
+                            start,
+                            end: Some(now_ms()),
+                        }),
                         ..TextPart::default()
                     })
                 });
@@ -183,17 +200,17 @@ fn append(
 fn close(
     slot: &mut Option<(Part, String)>,
     target: &StepTarget<'_>,
-    kind: impl FnOnce(String) -> PartKind,
+    kind: impl FnOnce(String, &PartKind) -> PartKind,
 ) {
     if let Some((mut part, buf)) = slot.take() {
-        part.kind = kind(buf);
+        part.kind = kind(buf, &part.kind);
         let _ = target.store.put_part(&part);
     }
 }
 
 /// Closes the open reasoning part (if any) without provider metadata.
 fn seal_open(slot: &mut Option<(Part, String)>, target: &StepTarget<'_>) {
-    close(slot, target, |text| PartKind::Reasoning {
+    close(slot, target, |text, _| PartKind::Reasoning {
         text,
         metadata: None,
     });

@@ -160,7 +160,7 @@ impl Runner {
                 PartKind::Text(TextPart {
                     text: reminder.to_string(),
                     synthetic: true,
-                    ignored: false,
+                    ..TextPart::default()
                 }),
             );
             self.store.put_part(&part)?;

@@ -33,7 +33,7 @@ pub use model::message::{
 };
 pub use model::part::{
     CompletedTime, ErrorTime, FilePart, INTERRUPTED, Part, PartKind, RetryTime, RunningTime,
-    TextPart, ToolPart, ToolState,
+    TextPart, TextTime, ToolPart, ToolState,
 };
 pub use model::question::{QuestionCall, QuestionInfo, QuestionOption, QuestionRequest};
 pub use model::session::{

@@ -15,7 +15,8 @@ use ward_permission::{Action, Rule};
 use ward_store::{
     AssistantMessage, CacheTokens, CompletedTime, ErrorTime, Event, FilePart, FinishReason,
     MessageError, MessageInfo, Part, PartKind, RetryTime, RunningTime, Session, SqliteStore, Store,
-    StoreError, TextPart, Todo, TodoPriority, TodoStatus, Tokens, ToolPart, ToolState, UserMessage,
+    StoreError, TextPart, TextTime, Todo, TodoPriority, TodoStatus, Tokens, ToolPart, ToolState,
+    UserMessage,
 };
 
 fn tool(call_id: &str, state: ToolState) -> PartKind {
@@ -38,6 +39,10 @@ fn every_kind() -> Vec<PartKind> {
             text: "hello 世界".into(),
             synthetic: true,
             ignored: true,
+            time: Some(TextTime {
+                start: 7,
+                end: Some(9),
+            }),
         }),
         PartKind::Reasoning {
             text: "thinking".into(),

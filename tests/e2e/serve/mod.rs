@@ -7,6 +7,7 @@ mod browser;
 mod files;
 mod guard;
 mod input;
+mod opencode_cli;
 mod sdk;
 mod stream;
 mod webdriver;

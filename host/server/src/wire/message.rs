@@ -242,6 +242,16 @@ pub struct PartInfo {
     pub body: PartBody,
 }
 
+/// When a text part was written, in Unix milliseconds.
+#[derive(Clone, Copy, Debug, Serialize, ToSchema)]
+pub struct TextTimeInfo {
+    /// The first delta.
+    pub start: i64,
+    /// The end of the stream.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub end: Option<i64>,
+}
+
 /// What a part holds, tagged by `type`.
 #[derive(Clone, Debug, Serialize, ToSchema)]
 #[serde(tag = "type", rename_all = "kebab-case")]
@@ -254,6 +264,10 @@ pub enum PartBody {
         synthetic: bool,
         /// Left out of what the model sees.
         ignored: bool,
+        /// When the model wrote it: `end` once it is whole (OpenCode's clients show
+        /// a model's text part then).
+        #[serde(skip_serializing_if = "Option::is_none")]
+        time: Option<TextTimeInfo>,
     },
     /// The model's reasoning.
     Reasoning {
@@ -452,6 +466,10 @@ impl PartInfo {
                 text: t.text.clone(),
                 synthetic: t.synthetic,
                 ignored: t.ignored,
+                time: t.time.map(|time| TextTimeInfo {
+                    start: time.start,
+                    end: time.end,
+                }),
             },
             PartKind::Reasoning { text, .. } => PartBody::Reasoning { text: text.clone() },
             PartKind::Tool(t) => PartBody::Tool {

@@ -133,6 +133,21 @@ pub struct TextPart {
     /// Kept in the history but not sent to the model.
     #[serde(default)]
     pub ignored: bool,
+    /// When the model began and finished writing it (OpenCode's text `time`; a
+    /// client shows a text part once it has an `end`). `None` for text the model did
+    /// not write.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub time: Option<TextTime>,
+}
+
+/// When the model wrote a text part.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct TextTime {
+    /// The first delta, Unix milliseconds.
+    pub start: i64,
+    /// The end of the stream, once the text is whole.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub end: Option<i64>,
 }
 
 /// When a retried attempt failed.

@@ -1,0 +1,89 @@
+//! OpenCode's own command line against `ward serve`, unchanged: `opencode run --attach
+//! URL -p TOKEN "prompt"` (1.18.33, installed by `scripts/setup.sh` in
+//! `tests/clients/opencode-cli`) logs in with the token as its password, makes a session,
+//! sends the prompt, follows the event stream and prints the model's answer and its tool
+//! calls, as it does against `opencode serve`.
+
+use std::path::PathBuf;
+use std::process::Stdio;
+
+use serde_json::json;
+use ward_tests::llm::Turn;
+
+use super::{Served, project_asking_for_reads};
+
+/// OpenCode's command, as npm installed it.
+fn opencode() -> PathBuf {
+    let bin = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .join("clients/opencode-cli/node_modules/.bin/opencode");
+    assert!(
+        bin.exists(),
+        "OpenCode's command line is not installed: run scripts/setup.sh"
+    );
+    bin
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn opencode_run_attached_to_ward_serve_prints_the_answer_and_its_tool_calls() {
+    let (p, llm) = project_asking_for_reads(
+        "serve-opencode-run",
+        vec![
+            Turn::tool("r1", "read", json!({ "filePath": "a.txt" })),
+            Turn::text("The file says alpha."),
+        ],
+    )
+    .await;
+    // No question for this run to answer: reads are allowed.
+    let toml = p
+        .read("ward.toml")
+        .replace("read = \"ask\"", "read = \"allow\"");
+    p.write("ward.toml", &toml);
+    let served = Served::start(&p, &[], &[]).await;
+    let out = tokio::process::Command::new(opencode())
+        .args([
+            "run",
+            "--attach",
+            &served.url,
+            "-p",
+            &served.token,
+            "read a.txt",
+        ])
+        .current_dir(&p.root)
+        // OpenCode's own state goes to a home of the test's.
+        .env("HOME", &p.home)
+        .env("XDG_CONFIG_HOME", p.home.join(".config"))
+        .env("XDG_DATA_HOME", p.home.join(".local/share"))
+        .env("XDG_CACHE_HOME", p.home.join(".cache"))
+        .env("XDG_STATE_HOME", p.home.join(".local/state"))
+        .env_remove("OPENCODE_SERVER_PASSWORD")
+        .stdin(Stdio::null())
+        .output();
+    let out = tokio::time::timeout(std::time::Duration::from_secs(60), out)
+        .await
+        .expect("opencode run ends within 60 s")
+        .expect("run opencode");
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{stdout}\n{stderr}");
+    // The answer on standard output; the tool call, as OpenCode draws it, beside it.
+    assert_eq!(stdout.trim(), "The file says alpha.", "{stderr}");
+    assert!(stderr.contains("Read a.txt"), "{stderr}");
+    // Both turns went to the model, the second with the file's contents.
+    let requests = llm.requests();
+    assert_eq!(requests.len(), 2);
+    assert!(requests[1].body.to_string().contains("alpha"));
+
+    // Without the token it is refused, and says so.
+    let out = tokio::process::Command::new(opencode())
+        .args(["run", "--attach", &served.url, "-p", "wrong", "hello"])
+        .current_dir(&p.root)
+        .env("HOME", &p.home)
+        .env("XDG_DATA_HOME", p.home.join(".local/share"))
+        .env_remove("OPENCODE_SERVER_PASSWORD")
+        .stdin(Stdio::null())
+        .output()
+        .await
+        .expect("run opencode");
+    assert!(!out.status.success(), "a wrong password fails");
+    assert_eq!(llm.requests().len(), 2, "nothing reached the model");
+}
