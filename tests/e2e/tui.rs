@@ -4,6 +4,7 @@
 
 mod markdown;
 mod mention;
+mod opencode;
 mod picker;
 mod reasoning;
 mod screens;
@@ -50,20 +51,26 @@ struct Tui {
 impl Tui {
     fn start(p: &Project, args: &[&str], rows: u16, cols: u16) -> Tui {
         p.trust();
+        let mut cmd = CommandBuilder::new(ward_tests::ward_binary());
+        cmd.args(args);
+        cmd.env("WARD_DATA_DIR", &p.data);
+        cmd.env("WARD_CACHE_DIR", &p.cache);
+        cmd.env_remove("WARD_CONFIG");
+        cmd.env_remove("WARD_CONFIG_CONTENT");
+        Self::spawn(p, cmd, rows, cols)
+    }
+
+    /// `cmd` (any program: Ward, or another's terminal UI) on a pseudo-terminal in
+    /// `p`, with the project's home.
+    fn spawn(p: &Project, mut cmd: CommandBuilder, rows: u16, cols: u16) -> Tui {
         let pty = native_pty_system()
             .openpty(size(rows, cols))
             .expect("open a pty");
-        let mut cmd = CommandBuilder::new(ward_tests::ward_binary());
-        cmd.args(args);
         cmd.cwd(&p.root);
-        cmd.env("WARD_DATA_DIR", &p.data);
-        cmd.env("WARD_CACHE_DIR", &p.cache);
         cmd.env("HOME", &p.home);
         cmd.env("XDG_CONFIG_HOME", p.home.join(".config"));
         cmd.env("TERM", "xterm-256color");
-        cmd.env_remove("WARD_CONFIG");
-        cmd.env_remove("WARD_CONFIG_CONTENT");
-        let child = pty.slave.spawn_command(cmd).expect("spawn ward on the pty");
+        let child = pty.slave.spawn_command(cmd).expect("spawn on the pty");
         drop(pty.slave);
         let parser = Arc::new(Mutex::new(vt100::Parser::new_with_callbacks(
             rows,
