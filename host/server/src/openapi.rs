@@ -14,7 +14,7 @@ use utoipa_axum::routes;
 use crate::App;
 use crate::guard::{self, Guard};
 use crate::routes::{
-    app, events, fork, messages, permissions, question, revert, sessions, unserved,
+    app, diff, events, fork, messages, permissions, project, question, revert, sessions, unserved,
 };
 use crate::wire::event::EventInfo;
 
@@ -39,6 +39,9 @@ fn api() -> OpenApiRouter<App> {
         .routes(routes!(app::providers))
         .routes(routes!(app::agents))
         .routes(routes!(app::commands))
+        .routes(routes!(project::paths))
+        .routes(routes!(project::vcs))
+        .routes(routes!(project::current))
         .routes(routes!(events::subscribe))
         .routes(routes!(events::subscribe_global))
         .routes(routes!(sessions::list, sessions::create))
@@ -46,6 +49,7 @@ fn api() -> OpenApiRouter<App> {
         .routes(routes!(sessions::get, sessions::update, sessions::delete))
         .routes(routes!(sessions::children))
         .routes(routes!(sessions::todo))
+        .routes(routes!(diff::diff))
         .routes(routes!(sessions::abort))
         .routes(routes!(fork::fork))
         .routes(routes!(revert::revert))

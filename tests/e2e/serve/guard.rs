@@ -237,8 +237,8 @@ async fn opencodes_routes_ward_lacks_answer_501_naming_them_and_others_404() {
     let error = |body: &str| -> Value { serde_json::from_str(body).expect("a JSON error") };
     // OpenCode has these; Ward does not serve them yet, and says so by name.
     for (method, path, template) in [
-        ("GET", "/vcs", "/vcs"),
-        ("GET", "/session/ses_x/diff", "/session/{sessionID}/diff"),
+        ("GET", "/lsp", "/lsp"),
+        ("POST", "/session/ses_x/share", "/session/{sessionID}/share"),
         ("POST", "/tui/show-toast", "/tui/show-toast"),
     ] {
         let (status, body) = served.call(method, path, None).await;
@@ -260,6 +260,6 @@ async fn opencodes_routes_ward_lacks_answer_501_naming_them_and_others_404() {
     assert_eq!(status, 405, "{body}");
     assert!(body.contains("DELETE /doc"), "{body}");
     // Without the token nothing is told, not even which routes exist.
-    let (status, _) = served.raw("GET", "/vcs", &[], None).await;
+    let (status, _) = served.raw("GET", "/lsp", &[], None).await;
     assert_eq!(status, 401);
 }

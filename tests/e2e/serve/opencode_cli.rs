@@ -87,3 +87,96 @@ async fn opencode_run_attached_to_ward_serve_prints_the_answer_and_its_tool_call
     assert!(!out.status.success(), "a wrong password fails");
     assert_eq!(llm.requests().len(), 2, "nothing reached the model");
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_project_routes_opencodes_ui_opens_with_describe_the_served_project() {
+    let (p, _llm) = project_asking_for_reads("serve-project-routes", vec![Turn::text("x")]).await;
+    std::fs::write(p.path(".git/HEAD"), "ref: refs/heads/topic\n").expect("HEAD");
+    let served = Served::start(&p, &[], &[]).await;
+    let get = |path: &'static str| {
+        let served = &served;
+        async move {
+            let (status, body) = served.call("GET", path, None).await;
+            assert_eq!(status, 200, "{path}: {body}");
+            serde_json::from_str::<serde_json::Value>(&body).expect("JSON")
+        }
+    };
+    let root = p.root.display().to_string();
+    let paths = get("/path").await;
+    assert_eq!(paths["worktree"], root.as_str(), "{paths}");
+    assert_eq!(paths["directory"], root.as_str(), "{paths}");
+    assert_eq!(paths["state"], p.data.display().to_string(), "{paths}");
+    assert_eq!(get("/vcs").await["branch"], "topic");
+    // The project, whose id is the one its sessions carry.
+    let (_, body) = served.call("POST", "/session", Some("{}")).await;
+    let session: serde_json::Value = serde_json::from_str(&body).expect("session");
+    let project = get("/project/current").await;
+    assert_eq!(project["id"], session["projectID"], "{project}");
+    assert_eq!(project["worktree"], root.as_str());
+    assert_eq!(project["vcs"], "git");
+    assert_eq!(
+        project["time"]["created"], session["time"]["created"],
+        "{project}"
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_sessions_diff_lists_the_files_it_changed() {
+    let (p, _llm) = project_asking_for_reads(
+        "serve-session-diff",
+        vec![
+            Turn::tool(
+                "w1",
+                "write",
+                json!({ "filePath": "b.txt", "content": "one\ntwo\n" }),
+            ),
+            Turn::text("Wrote it."),
+        ],
+    )
+    .await;
+    // Nobody answers questions here: the file's write is allowed outright.
+    let toml = p
+        .read("ward.toml")
+        .replace("read = \"ask\"", "read = \"allow\"\nedit = \"allow\"");
+    p.write("ward.toml", &toml);
+    let served = Served::start(&p, &[], &[]).await;
+    let (_, body) = served.call("POST", "/session", Some("{}")).await;
+    let session: serde_json::Value = serde_json::from_str(&body).expect("session");
+    let id = session["id"].as_str().expect("id").to_string();
+    let (status, body) = served
+        .call(
+            "POST",
+            &format!("/session/{id}/message"),
+            Some(&json!({ "parts": [{ "type": "text", "text": "write b" }] }).to_string()),
+        )
+        .await;
+    assert_eq!(status, 200, "{body}");
+    assert_eq!(p.read("b.txt"), "one\ntwo\n");
+    // The summary is made after the answer, in the background.
+    let started = std::time::Instant::now();
+    let diff = loop {
+        let (status, body) = served
+            .call("GET", &format!("/session/{id}/diff"), None)
+            .await;
+        assert_eq!(status, 200, "{body}");
+        let diff: serde_json::Value = serde_json::from_str(&body).expect("JSON");
+        if diff.as_array().is_some_and(|d| !d.is_empty()) {
+            break diff;
+        }
+        assert!(
+            started.elapsed() < std::time::Duration::from_secs(20),
+            "no diff: {body}"
+        );
+        tokio::time::sleep(std::time::Duration::from_millis(100)).await;
+    };
+    assert_eq!(
+        diff,
+        json!([{ "file": "b.txt", "additions": 2, "deletions": 0 }])
+    );
+    let (status, body) = served
+        .call("GET", &format!("/session/{id}/diff?messageID=msg_x"), None)
+        .await;
+    assert_eq!(status, 400, "{body}");
+    let (status, _) = served.call("GET", "/session/ses_none/diff", None).await;
+    assert_eq!(status, 404);
+}
