@@ -75,6 +75,15 @@ async fn each_project_lists_its_own_sessions_and_all_lists_every_one() {
         .call("GET", &format!("/session?directory={other}"), None)
         .await;
     assert_eq!(ids(&body), vec![b.clone()]);
+    // As OpenCode's clients send it: in a header, percent-encoded.
+    let encoded = other.replace('/', "%2F");
+    let header = format!("x-opencode-directory: {encoded}");
+    let bearer = format!("Authorization: Bearer {}", served.token);
+    let (status, body) = served
+        .raw("GET", "/session", &[&bearer, &header], None)
+        .await;
+    assert_eq!(status, 200, "{body}");
+    assert_eq!(ids(&body), vec![b.clone()]);
     let (_, body) = served.call("GET", "/session?all=true", None).await;
     assert_eq!(ids(&body), want);
     let (status, body) = served.call("GET", "/session?all=maybe", None).await;

@@ -63,10 +63,15 @@ pub async fn list(
 ) -> Result<Json<Vec<SessionInfo>>, ApiError> {
     let roots = flag("roots", query.roots.as_deref())?;
     let all = flag("all", query.all.as_deref())?;
+    // OpenCode's clients percent-encode the directory in this header.
     let header = headers
         .get("x-opencode-directory")
         .and_then(|v| v.to_str().ok())
-        .map(str::to_string);
+        .map(|v| {
+            percent_encoding::percent_decode_str(v)
+                .decode_utf8_lossy()
+                .into_owned()
+        });
     let directory =
         std::path::PathBuf::from(query.directory.or(header).unwrap_or(app.root.clone()));
     let search = query.search.map(|s| s.to_lowercase());
