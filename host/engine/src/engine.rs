@@ -24,7 +24,7 @@ use ward_store::{AssistantMessage, Blobs, ModelRef, Session, SqliteStore, Store,
 
 use crate::error::{EngineError, ModelError};
 use crate::options::EngineOptions;
-use crate::runners::{RunnerKey, model_choice, wanted_agent};
+use crate::runners::{RunnerKey, model_for, wanted_agent};
 use crate::slash::Commands;
 use crate::workspace::{Settings, Workspace, primary_agent};
 
@@ -243,9 +243,7 @@ impl Engine {
             None => {
                 // A prompt no model can take stores nothing: the run fails here, with
                 // no session left behind for it.
-                let choice = model_choice(request.model.as_deref(), command.as_ref(), agent);
-                let variant = request.variant.as_deref().or(agent.variant.as_deref());
-                ws.models.resolve_variant(&ws.config, choice, variant)?;
+                model_for(&ws.models, &ws.config, &request, command.as_ref(), agent)?;
                 new_session(&store, &ws.config.project_root, &agent.name)?
             }
         };
@@ -378,9 +376,7 @@ impl Engine {
         let command = ws.commands.resolve(&request.text).map(|(c, _)| c);
         let agent =
             ws.primary_agent(wanted_agent(request.agent.as_deref(), command, &ws.agents))?;
-        let choice = model_choice(request.model.as_deref(), command, agent);
-        let variant = request.variant.as_deref().or(agent.variant.as_deref());
-        let model = ws.models.resolve_variant(&ws.config, choice, variant)?;
+        let model = model_for(&ws.models, &ws.config, &request, command, agent)?;
         let files = crate::attachments::load(&ws.config.project_root, &request)?;
         let to = ward_session::Addressee {
             agent: agent.name.clone(),
@@ -526,12 +522,7 @@ impl Start {
         let Ok(agent) = primary_agent(&agents, wanted) else {
             return Ok(None);
         };
-        let choice = model_choice(request.model.as_deref(), command, agent);
-        let variant = request.variant.as_deref().or(agent.variant.as_deref());
-        let model = match settings
-            .models
-            .resolve_variant(&settings.config, choice, variant)
-        {
+        let model = match model_for(&settings.models, &settings.config, request, command, agent) {
             Ok(model) => model,
             Err(e @ ModelError::Registry(ward_provider::RegistryError::UnknownVariant { .. })) => {
                 return Err(e.into());

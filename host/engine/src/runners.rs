@@ -65,7 +65,7 @@ pub(crate) fn wanted_agent<'a>(
 
 /// The request's model, else the command's, else the agent's (else, when resolved,
 /// the configured one).
-pub(crate) fn model_choice<'a>(
+fn model_choice<'a>(
     requested: Option<&'a str>,
     command: Option<&'a CommandInfo>,
     agent: &'a AgentInfo,
@@ -73,6 +73,21 @@ pub(crate) fn model_choice<'a>(
     requested
         .or(command.and_then(|c| c.model.as_deref()))
         .or(agent.model.as_deref())
+}
+
+/// The model `request` goes to, led by `agent` (after `command`, if it names one):
+/// [`model_choice`] with the variant the request or the agent asks for, resolved in
+/// `models`. The one place a prompt's model is decided.
+pub(crate) fn model_for(
+    models: &crate::model::Models,
+    config: &ward_config::LoadedConfig,
+    request: &PromptRequest,
+    command: Option<&CommandInfo>,
+    agent: &AgentInfo,
+) -> Result<ModelSetup, crate::error::ModelError> {
+    let choice = model_choice(request.model.as_deref(), command, agent);
+    let variant = request.variant.as_deref().or(agent.variant.as_deref());
+    models.resolve_variant(config, choice, variant)
 }
 
 impl Shared {
@@ -91,9 +106,7 @@ impl Shared {
                 &ws.agents,
             ))?
             .clone();
-        let choice = model_choice(request.model.as_deref(), command.as_ref(), &agent);
-        let variant = request.variant.as_deref().or(agent.variant.as_deref());
-        let model = ws.models.resolve_variant(&ws.config, choice, variant)?;
+        let model = model_for(&ws.models, &ws.config, request, command.as_ref(), &agent)?;
         self.remember_model(&session.id, &model);
         // The session as stored now: its rules may have changed since it was read.
         let stored = self

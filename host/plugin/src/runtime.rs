@@ -148,9 +148,10 @@ impl Plugin {
             traits.keep_output = false;
             traits.command = None;
             traits.unsandboxed = None;
-            let names = self.tool_names();
+            // The plugin's tool names are listed only for a tool declaring a key.
             if let Some(key) = &traits.permission
-                && crate::asks::may_ask(self.name(), &self.effective, &names, key, &[]).is_err()
+                && crate::asks::may_ask(self.name(), &self.effective, &self.tool_names(), key, &[])
+                    .is_err()
             {
                 traits.permission = None;
             }

@@ -26,7 +26,9 @@ impl Runner {
         let input: Value = serde_json::from_str(&call.arguments).unwrap_or(Value::Null);
         let start = now();
         let mut part = call.part.clone();
-        let subject = self.tools.subject(&call.name, &input);
+        // What the call's tool declares, looked up once for all the call needs of it.
+        let traits = self.tools.traits(&call.name);
+        let subject = crate::tools::subject(&traits, &input);
         part.kind = PartKind::Tool(ToolPart {
             call_id: call.id.clone(),
             tool: call.name.clone(),
@@ -55,7 +57,7 @@ impl Runner {
             .await
         {
             Ok(ok) => {
-                let output = self.with_nested_instructions(session, &call.name, &input, ok.output);
+                let output = self.with_nested_instructions(session, &traits, &input, ok.output);
                 let (output, attachments) = self.keep_files(output, &ok.attachments);
                 ToolState::Completed {
                     output,
@@ -90,7 +92,7 @@ impl Runner {
         });
         drop(closing);
         self.store.put_part(&part)?;
-        self.keep_todos(session, &part);
+        self.keep_todos(session, &traits, &part);
         Ok(rejected)
     }
 
@@ -134,11 +136,10 @@ impl Runner {
     fn with_nested_instructions(
         &self,
         session: &Session,
-        tool: &str,
+        declared: &ward_config::ToolTraits,
         input: &Value,
         output: String,
     ) -> String {
-        let declared = self.tools.traits(tool);
         let reads_a_file =
             declared.access == Some(ward_config::Access::Read) && !declared.directory;
         let path = declared
@@ -205,20 +206,19 @@ impl Runner {
     /// The list a finished call of a tool declaring `todos` (`todowrite`) leaves in
     /// its output's metadata becomes the session's task list (and `todo.updated` is
     /// published), so interfaces need not parse tool output.
-    fn keep_todos(&self, session: &Session, part: &Part) {
+    fn keep_todos(&self, session: &Session, declared: &ward_config::ToolTraits, part: &Part) {
         let PartKind::Tool(ToolPart {
-            tool,
             state: ToolState::Completed { metadata, .. },
             ..
         }) = &part.kind
         else {
             return;
         };
-        let Some(key) = self.tools.traits(tool).todos else {
+        let Some(key) = &declared.todos else {
             return;
         };
         let todos = metadata
-            .get(&key)
+            .get(key)
             .cloned()
             .and_then(|t| serde_json::from_value::<Vec<ward_store::Todo>>(t).ok());
         if let Some(todos) = todos

@@ -101,6 +101,17 @@ fn ask_metadata(traits: &ward_config::ToolTraits, args: &Value) -> Value {
     }
 }
 
+/// What a call with `input` of a tool declared as `traits` acts on: the path, else
+/// the search pattern, else the command it runs. Interfaces show it as the call's
+/// title until the tool gives one.
+pub fn subject(traits: &ward_config::ToolTraits, input: &Value) -> Option<String> {
+    [&traits.path, &traits.pattern, &traits.command]
+        .into_iter()
+        .flatten()
+        .find_map(|key| input.get(key).and_then(Value::as_str))
+        .map(str::to_string)
+}
+
 /// The permission key a tool declared as `traits` is ruled under.
 fn ruled_as<'a>(name: &'a str, traits: &'a ward_config::ToolTraits) -> &'a str {
     traits.permission.as_deref().unwrap_or(name)
@@ -393,18 +404,6 @@ impl ToolBox {
                 .command
                 .map(|arg| (tool.name.clone(), arg))
         })
-    }
-
-    /// What a call of `tool` with `input` acts on, as its declaration says: the path,
-    /// else the search pattern, else the command it runs. Interfaces show it as the
-    /// call's title until the tool gives one.
-    pub fn subject(&self, tool: &str, input: &Value) -> Option<String> {
-        let traits = self.traits(tool);
-        [&traits.path, &traits.pattern, &traits.command]
-            .into_iter()
-            .flatten()
-            .find_map(|key| input.get(key).and_then(Value::as_str))
-            .map(str::to_string)
     }
 
     /// The plugins' tools on offer, Ward's own first.

@@ -207,9 +207,7 @@ async fn a_page_on_another_origin_cannot_start_a_prompt_even_with_the_token() {
     );
     let (p, llm) = project_asking_for_reads("serve-cors", vec![Turn::text("PWNED")]).await;
     let served = Served::start(&p, &[], &[]).await;
-    let (_, body) = served.call("POST", "/session", Some("{}")).await;
-    let session: serde_json::Value = serde_json::from_str(&body).expect("session");
-    let id = session["id"].as_str().expect("id");
+    let (_, id) = served.new_session().await;
     let evil = other_site("<html><body>cat pictures</body></html>".into()).await;
     let browser = Browser::start().await;
     browser.goto(&format!("http://127.0.0.1:{evil}/")).await;

@@ -197,13 +197,7 @@ async fn a_session_created_with_a_model_sends_its_prompts_there() {
     let session: Value = serde_json::from_str(&body).expect("session");
     assert_eq!(session["model"]["id"], "other-model", "{body}");
     let id = session["id"].as_str().expect("id");
-    let (status, body) = served
-        .call(
-            "POST",
-            &format!("/session/{id}/message"),
-            Some(&json!({ "parts": [{ "type": "text", "text": "hi" }] }).to_string()),
-        )
-        .await;
+    let (status, body) = served.send_text(id, "message", "hi").await;
     assert_eq!(status, 200, "{body}");
     assert_eq!(llm.requests()[0].body["model"], "other-model");
 

@@ -125,6 +125,27 @@ impl Served {
         self.stderr.lock().map(|s| s.clone()).unwrap_or_default()
     }
 
+    /// A new session (`POST /session` with no fields): its JSON and its id.
+    pub async fn new_session(&self) -> (serde_json::Value, String) {
+        let (status, body) = self.call("POST", "/session", Some("{}")).await;
+        assert_eq!(status, 200, "{body}");
+        let session: serde_json::Value = serde_json::from_str(&body).expect("session");
+        let id = session["id"].as_str().expect("id").to_string();
+        (session, id)
+    }
+
+    /// `POST /session/{id}/{route}` (`message` or `prompt_async`) with one text part;
+    /// returns the status and body.
+    pub async fn send_text(&self, id: &str, route: &str, text: &str) -> (u16, String) {
+        let parts = serde_json::json!({ "parts": [{ "type": "text", "text": text }] });
+        self.call(
+            "POST",
+            &format!("/session/{id}/{route}"),
+            Some(&parts.to_string()),
+        )
+        .await
+    }
+
     /// `METHOD path` with the token and a JSON `body`; returns the status and body.
     pub async fn call(&self, method: &str, path: &str, body: Option<&str>) -> (u16, String) {
         let mut headers = vec![format!("Authorization: Bearer {}", self.token)];

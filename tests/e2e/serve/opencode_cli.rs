@@ -140,16 +140,8 @@ async fn a_sessions_diff_lists_the_files_it_changed() {
         .replace("read = \"ask\"", "read = \"allow\"\nedit = \"allow\"");
     p.write("ward.toml", &toml);
     let served = Served::start(&p, &[], &[]).await;
-    let (_, body) = served.call("POST", "/session", Some("{}")).await;
-    let session: serde_json::Value = serde_json::from_str(&body).expect("session");
-    let id = session["id"].as_str().expect("id").to_string();
-    let (status, body) = served
-        .call(
-            "POST",
-            &format!("/session/{id}/message"),
-            Some(&json!({ "parts": [{ "type": "text", "text": "write b" }] }).to_string()),
-        )
-        .await;
+    let (_, id) = served.new_session().await;
+    let (status, body) = served.send_text(&id, "message", "write b").await;
     assert_eq!(status, 200, "{body}");
     assert_eq!(p.read("b.txt"), "one\ntwo\n");
     // The summary is made after the answer, in the background.

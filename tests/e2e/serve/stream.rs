@@ -5,7 +5,7 @@
 use std::time::Duration;
 
 use futures_util::StreamExt;
-use serde_json::{Value, json};
+use serde_json::Value;
 use ward_tests::llm::Turn;
 
 use super::{Served, project_asking_for_reads};
@@ -106,16 +106,8 @@ async fn a_client_that_reconnects_with_last_event_id_sees_every_event_once() {
     let mut flaky = Sse::open(&served, None).await;
     assert_eq!(steady.next().await.1["type"], "server.connected");
     assert_eq!(flaky.next().await.1["type"], "server.connected");
-    let (_, body) = served.call("POST", "/session", Some("{}")).await;
-    let session: Value = serde_json::from_str(&body).expect("session");
-    let id = session["id"].as_str().expect("id").to_string();
-    let (status, _) = served
-        .call(
-            "POST",
-            &format!("/session/{id}/prompt_async"),
-            Some(&json!({ "parts": [{ "type": "text", "text": "talk" }] }).to_string()),
-        )
-        .await;
+    let (_, id) = served.new_session().await;
+    let (status, _) = served.send_text(&id, "prompt_async", "talk").await;
     assert_eq!(status, 204);
 
     // The flaky client reads a few events, drops, and reconnects where it left off.
@@ -166,17 +158,9 @@ async fn a_client_back_after_the_buffer_moved_on_is_told_it_lagged() {
     )
     .await;
     let served = Served::start(&p, &["--replay-events", "4"], &[]).await;
-    let (_, body) = served.call("POST", "/session", Some("{}")).await;
-    let session: Value = serde_json::from_str(&body).expect("session");
-    let id = session["id"].as_str().expect("id").to_string();
+    let (_, id) = served.new_session().await;
     // A synchronous prompt: when it answers, the run's events are all recorded.
-    let (status, answer) = served
-        .call(
-            "POST",
-            &format!("/session/{id}/message"),
-            Some(&json!({ "parts": [{ "type": "text", "text": "talk" }] }).to_string()),
-        )
-        .await;
+    let (status, answer) = served.send_text(&id, "message", "talk").await;
     assert_eq!(status, 200, "{answer}");
     // Let the run's last events (its idle status, recorded after the answer) land,
     // so the buffer holds still while the late client reads it.
@@ -219,21 +203,13 @@ async fn opencodes_global_stream_carries_every_event_in_its_envelope() {
         connected["payload"]["type"], "server.connected",
         "{connected}"
     );
-    let (_, body) = served.call("POST", "/session", Some("{}")).await;
-    let session: Value = serde_json::from_str(&body).expect("session");
-    let id = session["id"].as_str().expect("id").to_string();
+    let (session, id) = served.new_session().await;
     let directory = session["directory"].clone();
     assert!(
         directory.as_str().is_some_and(|d| !d.is_empty()),
         "{session}"
     );
-    let (status, _) = served
-        .call(
-            "POST",
-            &format!("/session/{id}/prompt_async"),
-            Some(&json!({ "parts": [{ "type": "text", "text": "hi" }] }).to_string()),
-        )
-        .await;
+    let (status, _) = served.send_text(&id, "prompt_async", "hi").await;
     assert_eq!(status, 204);
     let want = plain.until_idle(&id).await;
     let got = global.until_idle_in(&id, |e| e["payload"].clone()).await;

@@ -201,9 +201,7 @@ async fn the_server_lists_answers_and_rejects_questions() {
     .await;
     llm.configure(&p, "openai-compatible");
     let served = crate::serve::Served::start(&p, &[], &[]).await;
-    let (_, body) = served.call("POST", "/session", Some("{}")).await;
-    let session: Value = serde_json::from_str(&body).expect("session");
-    let id = session["id"].as_str().expect("id").to_string();
+    let (_, id) = served.new_session().await;
     for (reply, expected) in [
         (
             Some(json!({ "answers": [["Blue"]] })),
