@@ -144,10 +144,7 @@ async fn open(project: &Project) -> Served {
 /// One direct call, timed.
 async fn direct_call(served: &Served) -> Duration {
     let start = Instant::now();
-    let out = served
-        .tools
-        .execute("noop", "{}", served.scope(), &[])
-        .await;
+    let out = served.tools.call("noop", "{}", served.call_ids()).await;
     let took = start.elapsed();
     assert_eq!(out.expect("the no-op call").output, "ok");
     took

@@ -126,3 +126,96 @@ fn the_host_names_no_standard_tools_argument() {
         found.join("\n")
     );
 }
+
+/// The frontends: each reaches a project through the engine alone.
+const FRONTENDS: &[&str] = &["acp", "mcp-server", "server", "tui"];
+
+/// What a frontend may depend on of Ward's: the engine, the protocol crate, and the
+/// frontends' own helpers (terminal text, the HTTP guard), which themselves depend on
+/// nothing of Ward's.
+const FRONT_DOOR: &[&str] = &[
+    "ward-engine",
+    "ward-protocol",
+    "ward-term",
+    "ward-http-guard",
+];
+
+/// Every `ward-*` crate a manifest depends on, in any dependency table (normal, dev,
+/// build, per target).
+fn ward_dependencies(manifest: &Path) -> Vec<String> {
+    let text =
+        std::fs::read_to_string(manifest).unwrap_or_else(|e| panic!("{}: {e}", manifest.display()));
+    let doc: toml::Table =
+        toml::from_str(&text).unwrap_or_else(|e| panic!("{}: {e}", manifest.display()));
+    let mut tables: Vec<&toml::Table> = Vec::new();
+    for key in ["dependencies", "dev-dependencies", "build-dependencies"] {
+        tables.extend(doc.get(key).and_then(toml::Value::as_table));
+    }
+    for target in doc
+        .get("target")
+        .and_then(toml::Value::as_table)
+        .into_iter()
+        .flat_map(|t| t.values())
+    {
+        for key in ["dependencies", "dev-dependencies", "build-dependencies"] {
+            tables.extend(target.get(key).and_then(toml::Value::as_table));
+        }
+    }
+    tables
+        .into_iter()
+        .flat_map(|t| t.keys())
+        .filter(|name| name.starts_with("ward-"))
+        .cloned()
+        .collect()
+}
+
+#[test]
+fn frontends_reach_the_project_through_the_engine_alone() {
+    let host = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../host")
+        .canonicalize()
+        .expect("the host's sources");
+    let mut found = Vec::new();
+    for frontend in FRONTENDS {
+        let deps = ward_dependencies(&host.join(frontend).join("Cargo.toml"));
+        assert!(
+            deps.iter().any(|d| d == "ward-engine"),
+            "{frontend} depends on the engine: {deps:?}"
+        );
+        for dep in deps {
+            if !FRONT_DOOR.contains(&dep.as_str()) {
+                found.push(format!("host/{frontend}/Cargo.toml: {dep}"));
+            }
+        }
+        // Nor through the engine's own parts: its workspace and store are its business.
+        let mut files = Vec::new();
+        host_sources(&host.join(frontend).join("src"), &mut files);
+        assert!(!files.is_empty(), "{frontend}'s sources are found");
+        for file in files {
+            let text = std::fs::read_to_string(&file).unwrap_or_default();
+            for (number, line) in text.lines().enumerate() {
+                if line.contains(".workspace()") || line.contains(".store()") {
+                    found.push(format!(
+                        "{}:{}: {}",
+                        file.display(),
+                        number + 1,
+                        line.trim()
+                    ));
+                }
+            }
+        }
+    }
+    for helper in ["term", "http-guard"] {
+        for dep in ward_dependencies(&host.join(helper).join("Cargo.toml")) {
+            found.push(format!(
+                "host/{helper}/Cargo.toml (a frontend helper): {dep}"
+            ));
+        }
+    }
+    assert!(
+        found.is_empty(),
+        "a frontend depends on ward-engine and ward-protocol (and the helpers \
+         ward-term, ward-http-guard) only, and asks the engine for what it shows:\n{}",
+        found.join("\n")
+    );
+}

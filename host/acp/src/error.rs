@@ -34,9 +34,6 @@ pub enum AcpError {
     /// large, and every handler returns this).
     #[error(transparent)]
     Engine(Box<EngineError>),
-    /// The store failed.
-    #[error(transparent)]
-    Store(#[from] ward_store::StoreError),
 }
 
 impl From<EngineError> for AcpError {
@@ -53,7 +50,7 @@ impl From<AcpError> for RpcError {
             AcpError::UnknownMode { .. } | AcpError::BadCwd(_) | AcpError::EmptyPrompt => {
                 ErrorCode::INVALID_PARAMS
             }
-            AcpError::Engine(_) | AcpError::Store(_) => ErrorCode::INTERNAL_ERROR,
+            AcpError::Engine(_) => ErrorCode::INTERNAL_ERROR,
         };
         let rpc = RpcError::new(code, error.to_string());
         match &error {

@@ -22,7 +22,7 @@ use agent_client_protocol::{Client, Error as RpcError, ErrorCode};
 use tokio::sync::{Notify, broadcast};
 use tokio::task::JoinSet;
 use ward_engine::{Event, PromptRequest as WardPrompt, Session};
-use ward_store::{ABORTED_ERROR, FinishReason};
+use ward_protocol::{ABORTED_ERROR, FinishReason};
 
 use crate::error::AcpError;
 use crate::server::{Project, Server};

@@ -22,7 +22,7 @@ use agent_client_protocol::v1::schema::{
     RequestPermissionResponse, ToolCallStatus, ToolCallUpdate, ToolCallUpdateFields, ToolKind,
 };
 use ward_engine::{Engine, QuestionRequest};
-use ward_store::QuestionInfo;
+use ward_protocol::QuestionInfo;
 use ward_term::inert_line;
 
 /// The option that dismisses the question.
@@ -155,7 +155,7 @@ pub async fn ask(
 #[cfg(test)]
 mod tests {
     use agent_client_protocol::v1::schema::SelectedPermissionOutcome;
-    use ward_store::{QuestionCall, QuestionOption};
+    use ward_protocol::{QuestionCall, QuestionOption};
 
     use super::*;
 

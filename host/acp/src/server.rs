@@ -29,7 +29,6 @@ use agent_client_protocol::v1::{ConnectionTo, Responder};
 use agent_client_protocol::{Agent, Client, Stdio};
 use tokio::sync::Notify;
 use ward_engine::{Engine, EngineOptions, Session};
-use ward_store::Store;
 
 use crate::error::AcpError;
 use crate::tools::ToolTable;
@@ -182,7 +181,7 @@ impl Server {
         if !dir.is_dir() {
             return Err(bad());
         }
-        let root = ward_config::project_root(&dir);
+        let root = Engine::project_root_of(&dir);
         let mut projects = self.projects.lock().await;
         if let Some(project) = projects.get(&root) {
             return Ok(project.clone());
@@ -226,15 +225,14 @@ impl Server {
             .session(&id)
             .map_err(|_| AcpError::UnknownSession(id.clone()))?;
         let home = Path::new(&session.directory);
-        if home != project.engine.workspace().config.project_root && home.is_dir() {
+        if home != project.engine.project_root() && home.is_dir() {
             project = self.project(home).await?;
         }
         if self.busy(&id) {
             return Err(AcpError::Busy(id));
         }
-        let store = project.engine.store();
-        let messages = store.messages(&id, None)?;
-        let todos = store.todos(&id)?;
+        let messages = project.engine.messages(&id)?;
+        let todos = project.engine.todos(&id)?;
         let mut translator = Translator::new(&id, &session.directory, project.tools.clone());
         for update in translator.replay(&messages, &todos) {
             if cx
@@ -298,11 +296,7 @@ impl Server {
                 modes: modes.join(", "),
             });
         }
-        let session = engine.session(id)?;
-        engine.store().update_session(&Session {
-            agent: mode.to_string(),
-            ..session
-        })?;
+        engine.set_session_agent(id, mode)?;
         attached.mode = mode.to_string();
         Ok(())
     }
@@ -346,11 +340,10 @@ impl Server {
 /// The primary agents a session may be led by, with their descriptions.
 fn primary_agents(engine: &Engine) -> Vec<(String, Option<String>)> {
     engine
-        .workspace()
-        .agents
-        .list()
+        .agents()
+        .into_iter()
         .filter(|a| a.is_primary() && !a.hidden)
-        .map(|a| (a.name.clone(), a.description.clone()))
+        .map(|a| (a.name, a.description))
         .collect()
 }
 

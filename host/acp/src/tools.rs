@@ -13,8 +13,8 @@
 use std::collections::HashMap;
 
 use agent_client_protocol::v1::schema::ToolKind;
-use ward_config::{Access, Capabilities, ToolTraits};
 use ward_engine::Engine;
+use ward_protocol::{Access, ToolSummary};
 
 /// What is known about one tool.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -34,15 +34,14 @@ pub struct ToolTable {
 impl ToolTable {
     /// Every tool the project's plugins offer, with what their manifests declare.
     pub async fn of(engine: &Engine) -> ToolTable {
-        let (tools, _) = engine.workspace().host.all_tools().await;
-        let tools = tools
+        let tools = engine
+            .tools()
+            .await
             .into_iter()
-            .map(|(plugin, tool)| {
-                let traits = plugin.tool_traits(&tool.name);
-                let caps = &plugin.source.manifest.capabilities;
+            .map(|tool| {
                 let info = ToolInfo {
-                    kind: kind_of(&tool.name, &traits, caps),
-                    path_arg: traits.path.clone(),
+                    kind: kind_of(&tool),
+                    path_arg: tool.path_arg.clone(),
                 };
                 (tool.name, info)
             })
@@ -54,37 +53,55 @@ impl ToolTable {
     /// judged by its name alone).
     pub fn get(&self, tool: &str) -> ToolInfo {
         self.tools.get(tool).cloned().unwrap_or_else(|| ToolInfo {
-            kind: kind_of(tool, &ToolTraits::default(), &Capabilities::default()),
+            kind: kind_of(&undeclared(tool)),
             path_arg: None,
         })
     }
 }
 
-/// The kind of tool `name`, from its declared traits and its plugin's capabilities,
-/// else (for Ward's own tools that declare neither) its name.
-pub fn kind_of(name: &str, traits: &ToolTraits, caps: &Capabilities) -> ToolKind {
-    if traits.patch.is_some() || traits.access == Some(Access::Write) {
+/// A tool that declares nothing and whose plugin was granted nothing.
+fn undeclared(name: &str) -> ToolSummary {
+    ToolSummary {
+        name: name.to_string(),
+        plugin: None,
+        standard: false,
+        description: String::new(),
+        parameters: serde_json::Value::Null,
+        access: None,
+        path_arg: None,
+        pattern_arg: None,
+        patch_arg: None,
+        keeps_todos: false,
+        runs_programs: false,
+        uses_network: false,
+    }
+}
+
+/// The kind of `tool`, from its declared traits and its plugin's grants, else (for
+/// Ward's own tools that declare neither) its name.
+pub fn kind_of(tool: &ToolSummary) -> ToolKind {
+    if tool.patch_arg.is_some() || tool.access == Some(Access::Write) {
         return ToolKind::Edit;
     }
-    if traits.access == Some(Access::Read) {
-        return if traits.pattern.is_some() {
+    if tool.access == Some(Access::Read) {
+        return if tool.pattern_arg.is_some() {
             ToolKind::Search
         } else {
             ToolKind::Read
         };
     }
-    if !caps.exec.is_empty() {
+    if tool.runs_programs {
         return ToolKind::Execute;
     }
-    if !caps.net.is_empty() {
+    if tool.uses_network {
         return ToolKind::Fetch;
     }
     // A tool keeping the session's plan (`todowrite`).
-    if traits.todos.is_some() {
+    if tool.keeps_todos {
         return ToolKind::Think;
     }
     // By name: the host's own `skill` tool, which no manifest declares.
-    match name {
+    match tool.name.as_str() {
         "skill" => ToolKind::Read,
         _ => ToolKind::Other,
     }
@@ -94,50 +111,51 @@ pub fn kind_of(name: &str, traits: &ToolTraits, caps: &Capabilities) -> ToolKind
 mod tests {
     use super::*;
 
-    fn traits(toml: &str) -> ToolTraits {
-        toml::from_str(toml).expect("traits")
+    fn tool(name: &str, set: impl FnOnce(&mut ToolSummary)) -> ToolSummary {
+        let mut tool = undeclared(name);
+        set(&mut tool);
+        tool
     }
 
     #[test]
     fn kinds_come_from_what_a_tool_declares() {
-        let none = Capabilities::default();
-        let write = traits("path = \"filePath\"\naccess = \"write\"");
-        assert_eq!(kind_of("anything", &write, &none), ToolKind::Edit);
-        let patch = traits("patch = \"patchText\"");
-        assert_eq!(kind_of("apply_patch", &patch, &none), ToolKind::Edit);
-        let grep = traits("path = \"path\"\naccess = \"read\"\npattern = \"pattern\"");
-        assert_eq!(kind_of("grep", &grep, &none), ToolKind::Search);
-        let read = traits("path = \"filePath\"\naccess = \"read\"");
-        assert_eq!(kind_of("my-reader", &read, &none), ToolKind::Read);
-        let exec = Capabilities {
-            exec: vec!["*".into()],
-            ..Capabilities::default()
-        };
+        let write = tool("anything", |t| {
+            t.path_arg = Some("filePath".into());
+            t.access = Some(Access::Write);
+        });
+        assert_eq!(kind_of(&write), ToolKind::Edit);
+        let patch = tool("apply_patch", |t| t.patch_arg = Some("patchText".into()));
+        assert_eq!(kind_of(&patch), ToolKind::Edit);
+        let grep = tool("grep", |t| {
+            t.path_arg = Some("path".into());
+            t.access = Some(Access::Read);
+            t.pattern_arg = Some("pattern".into());
+        });
+        assert_eq!(kind_of(&grep), ToolKind::Search);
+        let read = tool("my-reader", |t| {
+            t.path_arg = Some("filePath".into());
+            t.access = Some(Access::Read);
+        });
+        assert_eq!(kind_of(&read), ToolKind::Read);
         assert_eq!(
-            kind_of("shell", &ToolTraits::default(), &exec),
+            kind_of(&tool("shell", |t| t.runs_programs = true)),
             ToolKind::Execute
         );
-        let net = Capabilities {
-            net: vec!["*".into()],
-            ..Capabilities::default()
-        };
         assert_eq!(
-            kind_of("get", &ToolTraits::default(), &net),
+            kind_of(&tool("get", |t| t.uses_network = true)),
             ToolKind::Fetch
         );
     }
 
     #[test]
     fn only_tools_that_declare_nothing_go_by_name() {
-        let none = Capabilities::default();
-        let plain = ToolTraits::default();
-        assert_eq!(kind_of("todowrite", &plain, &none), ToolKind::Other);
-        let plan = traits("todos = \"todos\"");
-        assert_eq!(kind_of("my-plan", &plan, &none), ToolKind::Think);
-        assert_eq!(kind_of("skill", &plain, &none), ToolKind::Read);
-        assert_eq!(kind_of("task", &plain, &none), ToolKind::Other);
+        assert_eq!(kind_of(&undeclared("todowrite")), ToolKind::Other);
+        let plan = tool("my-plan", |t| t.keeps_todos = true);
+        assert_eq!(kind_of(&plan), ToolKind::Think);
+        assert_eq!(kind_of(&undeclared("skill")), ToolKind::Read);
+        assert_eq!(kind_of(&undeclared("task")), ToolKind::Other);
         // A plugin tool called `read` that declares nothing is not taken for one.
-        assert_eq!(kind_of("read", &plain, &none), ToolKind::Other);
+        assert_eq!(kind_of(&undeclared("read")), ToolKind::Other);
         assert_eq!(ToolTable::default().get("bash").kind, ToolKind::Other);
     }
 }

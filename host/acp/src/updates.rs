@@ -21,7 +21,7 @@ use agent_client_protocol::v1::schema::{
 };
 use serde_json::Value;
 use ward_engine::Event;
-use ward_store::{
+use ward_protocol::{
     Message, MessageInfo, Part, PartKind, Todo, TodoPriority, TodoStatus, ToolPart, ToolState,
 };
 
@@ -243,7 +243,7 @@ pub fn plan(todos: &[Todo]) -> SessionUpdate {
 #[cfg(test)]
 mod tests {
     use serde_json::json;
-    use ward_store::{AssistantMessage, CompletedTime, ModelRef, TextPart, UserMessage};
+    use ward_protocol::{AssistantMessage, CompletedTime, ModelRef, TextPart, UserMessage};
 
     use super::*;
 

@@ -7,49 +7,12 @@ use std::io::BufRead;
 
 use tokio::sync::broadcast;
 use ward_engine::Engine;
-use ward_permission::{AskRequest, PermissionEngine, Reply};
-use ward_plugin::sandbox::needs_a_person;
-use ward_store::Event;
+use ward_protocol::{AskRequest, Event, Reply};
 use ward_term::{eout, eoutln, inert_line};
 
-/// Who takes the answers: an engine, or a bare permission engine (`ward tool call`).
-pub trait Answers: Send + 'static {
-    /// Answers ask `id`; an ask already settled (by a cascade) is no error worth
-    /// reporting.
-    fn answer(&self, id: &str, reply: Reply);
-
-    /// Answers the model's question request `id` (`None`: dismissed). Only an
-    /// engine has questions.
-    fn settle_question(&self, id: &str, answers: Option<Vec<Vec<String>>>) {
-        let _ = (id, answers);
-    }
-}
-
-impl Answers for Engine {
-    fn answer(&self, id: &str, reply: Reply) {
-        let _ = self.reply(id, reply);
-    }
-
-    fn settle_question(&self, id: &str, answers: Option<Vec<Vec<String>>>) {
-        let _ = match answers {
-            Some(answers) => self.answer_question(id, answers),
-            None => self.reject_question(id),
-        };
-    }
-}
-
-impl Answers for PermissionEngine {
-    fn answer(&self, id: &str, reply: Reply) {
-        let _ = self.reply(id, reply);
-    }
-}
-
-/// Answers the asks published on `events` until the channel closes.
-pub fn spawn_answerer(
-    answers: impl Answers,
-    mut events: ward_store::Subscription,
-    yes: bool,
-) -> tokio::task::JoinHandle<()> {
+/// Answers `engine`'s permission asks and the model's questions until its bus closes.
+pub fn spawn_answerer(engine: Engine, yes: bool) -> tokio::task::JoinHandle<()> {
+    let mut events = engine.subscribe();
     tokio::spawn(async move {
         loop {
             let event = match events.recv().await {
@@ -65,7 +28,10 @@ pub fn spawn_answerer(
                     let given = tokio::task::spawn_blocking(move || ask_questions(&request))
                         .await
                         .unwrap_or(None);
-                    answers.settle_question(&id, given);
+                    let _ = match given {
+                        Some(answers) => engine.answer_question(&id, answers),
+                        None => engine.reject_question(&id),
+                    };
                     continue;
                 }
                 _ => continue,
@@ -73,7 +39,7 @@ pub fn spawn_answerer(
             // A change to Ward's configuration, or a command leaving the sandbox, needs
             // a person's answer: `--yes` does not give it, the terminal is asked (and no
             // answer rejects it).
-            let reply = if yes && !needs_a_person(&request) {
+            let reply = if yes && !Engine::needs_a_person(&request) {
                 Reply::Once
             } else {
                 let question = question(&request);
@@ -81,7 +47,8 @@ pub fn spawn_answerer(
                     .await
                     .unwrap_or(Reply::Reject { feedback: None })
             };
-            answers.answer(&id, reply);
+            // An ask already settled (by a cascade) is no error worth reporting.
+            let _ = engine.reply(&id, reply);
         }
     })
 }

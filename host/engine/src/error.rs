@@ -84,6 +84,12 @@ pub enum EngineError {
     /// take (an imported session's): refused, nothing changed.
     #[error(transparent)]
     ForeignSnapshot(#[from] crate::provenance::ForeignSnapshot),
+    /// The configuration could not be written as JSON.
+    #[error("the configuration as JSON: {0}")]
+    ConfigJson(serde_json::Error),
+    /// A tool could not be called directly ([`crate::DirectCalls`]).
+    #[error(transparent)]
+    Tool(#[from] ward_protocol::ToolFailure),
 }
 
 impl EngineError {

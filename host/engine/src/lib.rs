@@ -12,14 +12,19 @@
 //! The crate is split by job: [`workspace`] (what a directory's files and plugins
 //! make of it), [`model`] (a model reference to something callable), [`slash`]
 //! (what a typed prompt becomes), the runners built per agent and model, the
-//! subagents, and the event bridge.
+//! subagents, and the event bridge. What crosses the door is `ward-protocol`'s:
+//! frontends read the project through [`Engine`]'s methods (`offers`: agents,
+//! commands, models, tools), call one tool through [`DirectCalls`], and depend on
+//! this crate and the protocol crate alone.
 
 mod attachments;
+mod direct;
 mod engine;
 pub mod error;
 mod events;
 pub mod manage;
 pub mod model;
+mod offers;
 mod options;
 mod origins;
 pub mod paths;
@@ -38,6 +43,7 @@ mod transfer;
 pub mod workspace;
 
 pub use attachments::{ClientFile, ClientFileSource};
+pub use direct::{CallIds, DirectCalls};
 pub use engine::{Engine, Opened, PendingPrompt, PromptRequest, Turn, open_store};
 pub use error::{AgentError, EngineError, ModelError};
 pub use options::EngineOptions;

@@ -34,6 +34,17 @@ impl Engine {
         Ok(self.shared.store.list_children(id)?)
     }
 
+    /// Makes primary agent `agent` lead session `id` from its next prompt; returns the
+    /// session as stored.
+    pub fn set_session_agent(&self, id: &str, agent: &str) -> Result<Session, EngineError> {
+        let stored = self.session(id)?;
+        let agent = primary_agent(&self.shared.ws.agents, Some(agent))?;
+        Ok(self.shared.store.update_session(&Session {
+            agent: agent.name.clone(),
+            ..stored
+        })?)
+    }
+
     /// Stores `session`'s title, permission rules and chosen model as given (the rules
     /// and the model apply from the session's next prompt; see [`Engine::model_ref`]);
     /// returns the session as stored.

@@ -13,9 +13,8 @@ use std::sync::{Arc, Mutex};
 use rmcp::model::{ElicitRequestParams, ElicitResult, ElicitationAction, ElicitationSchema};
 use tokio::sync::{broadcast, mpsc};
 use tokio::task::JoinHandle;
-use ward_permission::{AskRequest, PermissionEngine, Reply};
-use ward_plugin::sandbox::needs_a_person;
-use ward_store::Event;
+use ward_engine::Engine;
+use ward_protocol::{AskRequest, Event, Reply};
 use ward_term::inert_line;
 
 use crate::AskFallback;
@@ -37,10 +36,8 @@ pub struct Router {
 
 impl Router {
     /// Routes the asks among `events`; those of no registered call are refused.
-    pub fn start(
-        mut events: ward_engine::Subscription,
-        permissions: PermissionEngine,
-    ) -> Arc<Router> {
+    pub fn start(engine: Engine) -> Arc<Router> {
+        let mut events = engine.subscribe();
         let router = Arc::new(Router {
             calls: Mutex::new(HashMap::new()),
             task: Mutex::new(None),
@@ -69,7 +66,7 @@ impl Router {
                     None => Some(ask),
                 };
                 if let Some(ask) = undelivered {
-                    let _ = permissions.reply(&ask.id, Reply::Reject { feedback: None });
+                    let _ = engine.reply(&ask.id, Reply::Reject { feedback: None });
                 }
             }
         });
@@ -120,7 +117,7 @@ impl Drop for Registration {
 /// The answer for a client that cannot be asked.
 pub fn fallback(fallback: AskFallback, request: &AskRequest) -> Reply {
     match fallback {
-        AskFallback::Allow if !needs_a_person(request) => Reply::Once,
+        AskFallback::Allow if !Engine::needs_a_person(request) => Reply::Once,
         AskFallback::Allow => Reply::Reject {
             feedback: Some(
                 "this needs a person's answer, and the MCP client cannot ask one".into(),
@@ -245,7 +242,7 @@ mod tests {
             Reply::Reject { .. }
         ));
         assert_eq!(fallback(AskFallback::Allow, &ask("noop")), Reply::Once);
-        let escape = ask(ward_plugin::sandbox::ESCAPE_PERMISSION);
+        let escape = ask(ward_protocol::ESCAPE_PERMISSION);
         assert!(matches!(
             fallback(AskFallback::Allow, &escape),
             Reply::Reject { .. }

@@ -8,9 +8,7 @@ use std::sync::Arc;
 
 use rmcp::model::{JsonObject, Tool, ToolAnnotations};
 use serde_json::{Value, json};
-use ward_config::manifest::Access;
-use ward_plugin::discovery::Origin;
-use ward_session::ToolBox;
+use ward_protocol::{Access, ToolSummary};
 
 /// The served tools of one opened project.
 pub struct Catalog {
@@ -23,31 +21,21 @@ pub struct Catalog {
 
 impl Catalog {
     /// The tools of `tools` that are served: every installed plugin's, and with
-    /// `standard` the standard tools and the host's own (`skill`) too. `origins` is
-    /// each plugin tool's name with where its plugin comes from.
-    pub fn new(tools: &ToolBox, origins: &[(String, String, Origin)], standard: bool) -> Catalog {
+    /// `standard` Ward's own (the standard tools and the host's `skill`) too.
+    pub fn new(tools: &[ToolSummary], standard: bool) -> Catalog {
         let mut served_tools = Vec::new();
         let mut served = HashSet::new();
-        for spec in tools.specs() {
-            let plugin = origins.iter().find(|(tool, _, _)| *tool == spec.name);
-            let serve = match plugin {
-                Some((_, _, Origin::Builtin)) => standard,
-                Some(_) => true,
-                // A host tool (`skill`): one of Ward's own.
-                None => standard,
-            };
-            if !serve {
+        for tool in tools {
+            if tool.standard && !standard {
                 continue;
             }
-            let traits = tools.traits(&spec.name);
-            let plugin_name = plugin.map(|(_, p, _)| p.as_str());
-            served.insert(spec.name.clone());
+            served.insert(tool.name.clone());
             served_tools.push(describe(
-                &spec.name,
-                &spec.description,
-                &spec.parameters,
-                plugin_name,
-                traits.access,
+                &tool.name,
+                &tool.description,
+                &tool.parameters,
+                tool.plugin.as_deref(),
+                tool.access,
             ));
         }
         Catalog {

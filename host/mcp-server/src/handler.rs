@@ -26,8 +26,7 @@ use rmcp::{ErrorData, Peer, RoleServer, ServerHandler};
 use serde_json::json;
 use tokio::sync::broadcast;
 use tokio::task::JoinHandle;
-use ward_permission::Reply;
-use ward_session::{ToolCallError, ToolSuccess};
+use ward_protocol::{Reply, ToolFailure, ToolOutput};
 
 use crate::asks::{self, Ask, Registration};
 use crate::project::{Fingerprint, Project};
@@ -62,7 +61,7 @@ struct Parked {
 
 /// A call in flight: its task and its questions. Dropping it stops the call.
 struct Running {
-    task: JoinHandle<Result<ToolSuccess, ToolCallError>>,
+    task: JoinHandle<Result<ToolOutput, ToolFailure>>,
     questions: Registration,
 }
 
@@ -183,7 +182,7 @@ impl Server {
                 done = &mut running.task => return Ok(outcome(done).into()),
                 Some(ask) = running.questions.asks.recv() => match asking {
                     Asking::Fallback(fallback) => {
-                        let _ = project.permissions.reply(&ask.id, asks::fallback(fallback, &ask.request));
+                        let _ = project.engine.reply(&ask.id, asks::fallback(fallback, &ask.request));
                     }
                     Asking::Request => {
                         let question = asks::elicitation(&ask.request);
@@ -195,7 +194,7 @@ impl Server {
                             Reply::Reject { feedback: Some("the MCP client did not answer".into()) },
                             asks::reply,
                         );
-                        let _ = project.permissions.reply(&ask.id, reply);
+                        let _ = project.engine.reply(&ask.id, reply);
                     }
                     Asking::InputRequired => return Ok(self.park(project, running, ask)),
                 },
@@ -235,7 +234,7 @@ impl Server {
             if let Some(p) = parked {
                 let _ = p
                     .project
-                    .permissions
+                    .engine
                     .reply(&p.ask.id, Reply::Reject { feedback: None });
             }
         });
@@ -278,7 +277,7 @@ impl Server {
             running,
             ask,
         } = parked;
-        let _ = project.permissions.reply(&ask.id, reply);
+        let _ = project.engine.reply(&ask.id, reply);
         let asking = Asking::of(context, self.options.ask_fallback);
         self.drive(project, running, asking, context).await
     }
@@ -293,7 +292,7 @@ fn cancelled() -> ErrorData {
 /// (title, output, metadata) as structured content; a refusal or failure as an
 /// error result whose text says why.
 fn outcome(
-    done: Result<Result<ToolSuccess, ToolCallError>, tokio::task::JoinError>,
+    done: Result<Result<ToolOutput, ToolFailure>, tokio::task::JoinError>,
 ) -> CallToolResult {
     match done {
         Ok(Ok(success)) => {
@@ -389,11 +388,11 @@ impl ServerHandler for WardMcp {
             ));
         }
         let args = serde_json::Value::Object(request.arguments.unwrap_or_default()).to_string();
-        let scope = project.scope();
-        let questions = project.asks.register(&scope.call_id);
+        let ids = project.call_ids();
+        let questions = project.asks.register(&ids.call);
         let task = {
             let project = project.clone();
-            tokio::spawn(async move { project.tools.execute(&name, &args, scope, &[]).await })
+            tokio::spawn(async move { project.tools.call(&name, &args, ids).await })
         };
         let running = Running { task, questions };
         let asking = Asking::of(&context, self.0.options.ask_fallback);

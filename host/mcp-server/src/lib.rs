@@ -11,7 +11,7 @@
 //! | MCP | Ward |
 //! |---|---|
 //! | `tools/list` | the installed plugins' tools (with `--standard-tools`, the standard ones too); schema, title, read-only hint from the manifest, output schema |
-//! | `tools/call` | [`ward_session::ToolBox::execute`]; output as text and as structured content (`title`, `output`, `metadata`) |
+//! | `tools/call` | `ward_engine::DirectCalls::call` (the path a loop's call takes); output as text and as structured content (`title`, `output`, `metadata`) |
 //! | an `ask` rule | an elicitation when the client declared it (a request on a handshake-era connection, an `input_required` result on a 2026-07-28 one), else the configured [`AskFallback`] |
 //! | `notifications/tools/list_changed` | a plugin installed or removed (the plugin directories are watched) |
 //!

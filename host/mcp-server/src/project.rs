@@ -1,19 +1,14 @@
-//! The project being served: its engine, its tool box under the served agent's
-//! rules, the permission engine its calls ask through, and what its plugin
-//! directories held when it was opened — so a plugin installed or removed is noticed
-//! and the project reopened with it.
+//! The project being served: its engine, the served agent's tools (called through
+//! the engine, whose one permission engine their questions go through), and what
+//! its plugin directories held when it was opened — so a plugin installed or removed
+//! is noticed and the project reopened with it.
 
 use std::path::PathBuf;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::SystemTime;
 
-use ward_engine::Engine;
-use ward_permission::{PermissionEngine, Ruleset};
-use ward_plugin::CallScope;
-use ward_plugin::discovery::Origin;
-use ward_session::ToolBox;
-use ward_store::Store;
+use ward_engine::{CallIds, DirectCalls, Engine};
 
 use crate::asks::Router;
 use crate::catalog::Catalog;
@@ -23,16 +18,10 @@ use crate::{McpServeError, ServeOptions};
 pub struct Project {
     /// The engine.
     pub engine: Engine,
-    /// The tools, under the served agent's rules.
-    pub tools: ToolBox,
+    /// The served agent's tools.
+    pub tools: DirectCalls,
     /// What is served of them.
     pub catalog: Catalog,
-    /// Where the calls' permission questions go.
-    pub permissions: PermissionEngine,
-    /// The served agent's permission layers.
-    pub rules: Arc<Vec<Ruleset>>,
-    /// The agent calls run as.
-    pub agent: String,
     /// Routes each question to the call it belongs to.
     pub asks: Arc<Router>,
     /// What the plugin directories held.
@@ -53,59 +42,33 @@ impl Project {
         for warning in engine.take_warnings() {
             tracing::warn!("{warning}");
         }
-        let ws = engine.workspace();
-        let agent = ws
-            .agents
-            .get(&options.agent)
-            .ok_or_else(|| McpServeError::UnknownAgent(options.agent.clone()))?;
-        let rules = ws.rules_for(agent);
-        let store = engine.store();
-        let permissions = ws.permission_engine(store.clone(), store.bus());
-        let (tools, failed) = ws.tool_box(&rules).await;
+        if !engine.agents().iter().any(|a| a.name == options.agent) {
+            return Err(McpServeError::UnknownAgent(options.agent.clone()));
+        }
+        let (tools, failed) = engine.direct_calls(&options.agent).await?;
         for warning in failed {
             tracing::warn!("{warning}");
         }
-        let (all, _) = ws.host.all_tools().await;
-        let origins: Vec<(String, String, Origin)> = all
-            .iter()
-            .map(|(plugin, tool)| {
-                (
-                    tool.name.clone(),
-                    plugin.name().to_string(),
-                    plugin.source.origin,
-                )
-            })
-            .collect();
-        let catalog = Catalog::new(&tools, &origins, options.standard_tools);
-        let asks = Router::start(engine.subscribe(), permissions.clone());
-        let dirs = ws.plugin_dirs();
+        let catalog = Catalog::new(tools.tools(), options.standard_tools);
+        let asks = Router::start(engine.clone());
+        let dirs = engine.plugin_dirs();
         let fingerprint = Fingerprint::of(&dirs);
         Ok(Project {
-            agent: agent.name.clone(),
             engine,
             tools,
             catalog,
-            permissions,
-            rules,
             asks,
             fingerprint,
             dirs,
         })
     }
 
-    /// A fresh call's scope: its own session and call id.
-    pub fn scope(&self) -> CallScope {
+    /// A fresh call's ids: its own session and call id.
+    pub fn call_ids(&self) -> CallIds {
         let n = CALLS.fetch_add(1, Ordering::Relaxed);
-        CallScope {
-            session_id: format!("mcp_{n}"),
-            message_id: String::new(),
-            call_id: format!("mcp_call_{n}"),
-            agent: self.agent.clone(),
-            project: self.engine.workspace().config.project_root.clone(),
-            rules: self.rules.clone(),
-            permissions: self.permissions.clone(),
-            progress: None,
-            approved: Default::default(),
+        CallIds {
+            session: format!("mcp_{n}"),
+            call: format!("mcp_call_{n}"),
         }
     }
 

@@ -86,7 +86,7 @@ where
             .rules
             .iter()
             .rev()
-            .find(|r| r.matches(permission, pattern))
+            .find(|r| crate::rule::matches(r, permission, pattern))
         else {
             continue;
         };
@@ -157,11 +157,10 @@ where
         if decision.action != Action::Ask {
             return decision;
         }
-        let approved = approvals
-            .rules
-            .iter()
-            .rev()
-            .find(|r| r.action == Action::Allow && r.matches(permission, pattern));
+        let approved =
+            approvals.rules.iter().rev().find(|r| {
+                r.action == Action::Allow && crate::rule::matches(r, permission, pattern)
+            });
         match approved {
             Some(rule) => Decision {
                 action: Action::Allow,

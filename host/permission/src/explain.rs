@@ -67,7 +67,7 @@ pub fn explain(permission: &str, pattern: &str, layers: &[Ruleset]) -> Explanati
     let matching: Vec<SourcedRule> = layers
         .iter()
         .flat_map(|set| set.rules.iter().map(move |rule| (set, rule)))
-        .filter(|(_, rule)| rule.matches(permission, pattern))
+        .filter(|(_, rule)| crate::rule::matches(rule, permission, pattern))
         .map(|(set, rule)| SourcedRule::new(set, rule))
         .collect();
 

@@ -3,94 +3,15 @@
 //! Owns the data model (`permission`, `pattern`, `action`), parsing the `[permission]`
 //! config table into a [`Ruleset`], and the built-in [`defaults`].
 
-use std::fmt;
-use std::str::FromStr;
-
 use serde::{Deserialize, Serialize};
 use thiserror::Error;
 
 use crate::wildcard;
+pub use ward_protocol::permission::{Action, ParseActionError, Rule};
 
-/// What happens when a rule decides a request.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
-#[serde(rename_all = "lowercase")]
-pub enum Action {
-    /// Run without asking.
-    Allow,
-    /// Suspend the call until the user answers.
-    Ask,
-    /// Refuse the call; the model sees an error.
-    Deny,
-}
-
-impl Action {
-    /// The lowercase name used in config files.
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Action::Allow => "allow",
-            Action::Ask => "ask",
-            Action::Deny => "deny",
-        }
-    }
-}
-
-impl fmt::Display for Action {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(self.as_str())
-    }
-}
-
-/// The text was not one of `allow`, `ask` or `deny`.
-#[derive(Clone, Debug, PartialEq, Eq, Error)]
-#[error("expected \"allow\", \"ask\" or \"deny\", found {0:?}")]
-pub struct ParseActionError(pub String);
-
-impl FromStr for Action {
-    type Err = ParseActionError;
-
-    fn from_str(s: &str) -> Result<Self, Self::Err> {
-        match s {
-            "allow" => Ok(Action::Allow),
-            "ask" => Ok(Action::Ask),
-            "deny" => Ok(Action::Deny),
-            other => Err(ParseActionError(other.to_string())),
-        }
-    }
-}
-
-/// One permission rule: `action` applies to requests for `permission` whose pattern
-/// matches `pattern`. Both fields use the [`wildcard`] language.
-#[derive(Clone, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
-pub struct Rule {
-    /// Permission key (`read`, `edit`, `bash`, a tool name, or `*`).
-    pub permission: String,
-    /// Pattern over the request's subject (path, command, URL, …).
-    pub pattern: String,
-    /// What to do when this rule decides.
-    pub action: Action,
-}
-
-impl Rule {
-    /// Builds a rule.
-    pub fn new(permission: impl Into<String>, pattern: impl Into<String>, action: Action) -> Self {
-        Rule {
-            permission: permission.into(),
-            pattern: pattern.into(),
-            action,
-        }
-    }
-
-    /// Whether this rule applies to a request for `permission` on `pattern`.
-    pub fn matches(&self, permission: &str, pattern: &str) -> bool {
-        wildcard::matches(&self.permission, permission) && wildcard::matches(&self.pattern, pattern)
-    }
-}
-
-/// Renders as `bash rm * = deny`, the form used in explanations and errors.
-impl fmt::Display for Rule {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "{} {} = {}", self.permission, self.pattern, self.action)
-    }
+/// Whether `rule` applies to a request for `permission` on `pattern`.
+pub fn matches(rule: &Rule, permission: &str, pattern: &str) -> bool {
+    wildcard::matches(&rule.permission, permission) && wildcard::matches(&rule.pattern, pattern)
 }
 
 /// An ordered list of rules from one source; later rules override earlier ones.
@@ -339,10 +260,14 @@ mod tests {
     fn rule_display_and_matching() {
         let rule = Rule::new("bash", "rm *", Action::Deny);
         assert_eq!(rule.to_string(), "bash rm * = deny");
-        assert!(rule.matches("bash", "rm -rf /"));
-        assert!(rule.matches("bash", "rm"));
-        assert!(!rule.matches("read", "rm x"));
-        assert!(Rule::new("*", "*", Action::Allow).matches("anything", "at all"));
+        assert!(matches(&rule, "bash", "rm -rf /"));
+        assert!(matches(&rule, "bash", "rm"));
+        assert!(!matches(&rule, "read", "rm x"));
+        assert!(matches(
+            &Rule::new("*", "*", Action::Allow),
+            "anything",
+            "at all"
+        ));
     }
 
     #[test]

@@ -141,9 +141,7 @@ pub enum Confinement {
     Plugin,
 }
 
-/// The permission a command needs to leave the sandbox (pattern: the command). Asked by
-/// default; a rule may allow or deny it.
-pub const ESCAPE_PERMISSION: &str = "unsandboxed";
+pub use ward_protocol::ESCAPE_PERMISSION;
 
 impl crate::runtime::PluginHost {
     /// Starts the sandbox server the standard `bash` tool's commands run in, in the

@@ -196,21 +196,7 @@ pub struct Usage {
     pub cache_write: u64,
 }
 
-/// Why the model stopped.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
-#[serde(rename_all = "kebab-case")]
-pub enum FinishReason {
-    /// Natural end of the turn.
-    Stop,
-    /// The model wants tool results before it continues.
-    ToolCalls,
-    /// The output token limit was hit.
-    Length,
-    /// A safety system stopped or refused the output.
-    ContentFilter,
-    /// Anything else the provider reported.
-    Unknown,
-}
+pub use ward_protocol::FinishReason;
 
 /// One item of a provider stream.
 ///

@@ -151,13 +151,8 @@ pub async fn serve(
     let _answerer = engine.question_answerer();
     let bound = listener.local_addr().map_err(ServerError::Serve)?;
     // Held until the server stops, which removes it.
-    let token_file = token::write(&engine.workspace().data_dir, bound.port(), &token)?;
-    let root = engine
-        .workspace()
-        .config
-        .project_root
-        .to_string_lossy()
-        .to_string();
+    let token_file = token::write(engine.data_dir(), bound.port(), &token)?;
+    let root = engine.project_root().to_string_lossy().to_string();
     let log = Arc::new(stream::EventLog::new(
         options.replay_events,
         options.replay_bytes,
@@ -216,7 +211,7 @@ pub async fn serve(
 async fn run(
     listener: std::net::TcpListener,
     router: axum::Router,
-    events: ward_store::Subscription,
+    events: ward_protocol::Subscription,
     log: Arc<stream::EventLog>,
     root: String,
     shutdown: impl Future<Output = ()> + Send + 'static,

@@ -128,11 +128,11 @@ impl EventLog {
 /// Records the engine's events into `log` until the engine's bus closes. A lag of
 /// the recorder itself (the bus outran it) is recorded as a `server.lagged` event,
 /// so every client learns of it.
-pub async fn record(mut events: ward_store::Subscription, log: Arc<EventLog>, root: String) {
+pub async fn record(mut events: ward_protocol::Subscription, log: Arc<EventLog>, root: String) {
     loop {
         match events.recv().await {
             Ok(event) => {
-                for info in events_of(&event, &root, ward_store::now_ms()) {
+                for info in events_of(&event, &root, ward_protocol::now_ms()) {
                     if let Ok(json) = serde_json::to_string(&info) {
                         log.push(json);
                     }

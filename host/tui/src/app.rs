@@ -22,8 +22,6 @@ use tokio::sync::broadcast::error::{RecvError, TryRecvError};
 use tokio::sync::mpsc::{UnboundedSender, unbounded_channel};
 use tokio::task::JoinSet;
 use ward_engine::{Engine, EngineError, Event, PromptRequest, Reply, Session};
-use ward_plugin::sandbox::needs_a_person;
-use ward_store::Store;
 
 use crate::conversation::Conversation;
 use crate::dialog::{Key, Open, Step};
@@ -104,8 +102,8 @@ pub struct State {
 impl State {
     /// The state for `session` before anything happened.
     fn new(engine: &Engine, session: &Session, options: &Options) -> State {
-        let config = &engine.workspace().config;
-        let model = ward_engine::model::resolve(config, options.request.model.as_deref()).ok();
+        let model = engine.resolve_model(options.request.model.as_deref()).ok();
+        let agents = engine.agents();
         State {
             session: session.clone(),
             catalog: Catalog::new(engine),
@@ -113,10 +111,9 @@ impl State {
             input: Input::default(),
             answer: Input::default(),
             picker: None,
-            subagents: engine
-                .workspace()
-                .agents
-                .subagents()
+            subagents: agents
+                .iter()
+                .filter(|a| a.is_subagent() && !a.hidden)
                 .map(|a| a.name.clone())
                 .collect(),
             files: Vec::new(),
@@ -128,10 +125,8 @@ impl State {
                 .agent
                 .clone()
                 .unwrap_or_else(|| session.agent.clone()),
-            agents: engine
-                .workspace()
-                .agents
-                .list()
+            agents: agents
+                .iter()
                 .filter(|a| a.is_primary() && !a.hidden)
                 .map(|a| a.name.clone())
                 .collect(),
@@ -140,7 +135,7 @@ impl State {
                 .map(|m| format!("{}/{}", m.provider, m.model))
                 .unwrap_or_default(),
             model_choice: None,
-            window: model.and_then(|m| m.limits.context),
+            window: model.and_then(|m| m.context),
             markdown: crate::markdown::Cache::default(),
             thinking: false,
             scroll: Cell::new(0),
@@ -160,7 +155,7 @@ impl State {
     /// point: what `/undo` hid from the model is not shown either.
     pub(crate) fn load_history(&mut self, engine: &Engine) -> Result<(), TuiError> {
         let hidden = self.session.revert.as_ref().map(|r| r.message_id.clone());
-        for message in engine.store().messages(&self.session.id, None)? {
+        for message in engine.messages(&self.session.id)? {
             if hidden.as_deref() == Some(message.info.id()) {
                 break;
             }
@@ -309,7 +304,7 @@ impl State {
     fn engine_event(&mut self, event: Event, engine: &Engine, options: &Options) -> bool {
         match event {
             Event::PermissionAsked { id, request } => {
-                if options.yes && !needs_a_person(&request) {
+                if options.yes && !Engine::needs_a_person(&request) {
                     let _ = engine.reply(&id, Reply::Once);
                     return false;
                 }

@@ -35,7 +35,12 @@ impl State {
                     out.push_str(&format!("\n  {name}{mark}"));
                 }
                 out.push_str("\nSubagents (@name in a prompt):");
-                for agent in ctx.engine.workspace().agents.subagents() {
+                for agent in ctx
+                    .engine
+                    .agents()
+                    .iter()
+                    .filter(|a| a.is_subagent() && !a.hidden)
+                {
                     out.push_str(&format!("\n  {}", agent.name));
                 }
                 self.conv.notice(out);
@@ -90,11 +95,10 @@ impl State {
 
     /// Switches the model prompts go to (`/models CHOICE`, the model picker).
     pub(crate) fn switch_model(&mut self, choice: String, ctx: &Ctx<'_>) {
-        let config = &ctx.engine.workspace().config;
-        match ward_engine::model::resolve(config, Some(&choice)) {
+        match ctx.engine.resolve_model(Some(&choice)) {
             Ok(model) => {
                 self.model = format!("{}/{}", model.provider, model.model);
-                self.window = model.limits.context;
+                self.window = model.context;
                 self.conv.model = None;
                 self.model_choice = Some(choice);
                 self.conv.notice(format!("model: {}", self.model));

@@ -9,7 +9,7 @@
 use std::collections::{HashMap, HashSet};
 
 use serde_json::Value;
-use ward_store::{Event, MessageInfo, Part, PartKind, SessionStatus, ToolState};
+use ward_protocol::{Event, MessageInfo, Part, PartKind, SessionStatus, ToolState};
 
 /// Where a tool call is in its life.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

@@ -285,7 +285,7 @@ fn question_lines(request: &QuestionRequest, index: usize) -> (String, Vec<Line<
 #[cfg(test)]
 mod tests {
     use super::*;
-    use ward_store::{QuestionInfo, QuestionOption};
+    use ward_protocol::{QuestionInfo, QuestionOption};
 
     fn question(multiple: bool) -> QuestionInfo {
         QuestionInfo {

@@ -8,5 +8,11 @@ pub enum TuiError {
     Terminal(#[from] std::io::Error),
     /// The session's history could not be read.
     #[error("reading the session's history: {0}")]
-    History(#[from] ward_store::StoreError),
+    History(Box<ward_engine::EngineError>),
+}
+
+impl From<ward_engine::EngineError> for TuiError {
+    fn from(error: ward_engine::EngineError) -> Self {
+        TuiError::History(Box::new(error))
+    }
 }

@@ -82,7 +82,7 @@ impl State {
     pub(crate) fn track_mention(&mut self, ctx: &Ctx<'_>) {
         let typing = partial(self.input.text()).is_some();
         if typing && !self.mentioning {
-            let root = ctx.engine.workspace().config.project_root.clone();
+            let root = ctx.engine.project_root().to_path_buf();
             walk(root, ctx.walks.clone());
         }
         self.mentioning = typing;

@@ -124,20 +124,16 @@ impl State {
         });
     }
 
-    /// Opens the model picker: every model the configuration names, the one in use
-    /// selected.
+    /// Opens the model picker: every model the configuration names (declared or
+    /// not), the one in use selected.
     pub(crate) fn open_models(&mut self, ctx: &Ctx<'_>) {
-        let config = &ctx.engine.workspace().config.config;
         let mut rows = Vec::new();
-        for (provider, p) in &config.provider {
-            for model in p.models.keys() {
-                let id = format!("{provider}/{model}");
-                let mark = if id == self.model { " (current)" } else { "" };
-                rows.push(Row {
-                    label: format!("{}{mark}", safe::line(&id)),
-                    id,
-                });
-            }
+        for id in ctx.engine.configured_models() {
+            let mark = if id == self.model { " (current)" } else { "" };
+            rows.push(Row {
+                label: format!("{}{mark}", safe::line(&id)),
+                id,
+            });
         }
         let selected = rows.iter().position(|r| r.id == self.model).unwrap_or(0);
         self.picker = Some(Picker {

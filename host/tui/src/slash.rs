@@ -82,18 +82,16 @@ pub struct Catalog {
 impl Catalog {
     /// The UI's commands, then the project's, then the MCP servers' prompts.
     pub fn new(engine: &Engine) -> Catalog {
-        let ws = engine.workspace();
         let mut entries: Vec<(String, String)> = BUILTINS
             .iter()
             .map(|(n, d)| (n.to_string(), d.to_string()))
             .collect();
-        for command in ws.commands.list() {
+        for command in engine.commands() {
             if entries.iter().all(|(n, _)| *n != command.name) {
-                let description = command.description.clone().unwrap_or_default();
-                entries.push((command.name.clone(), description));
+                entries.push((command.name, command.description.unwrap_or_default()));
             }
         }
-        entries.extend(ws.mcp.prompts());
+        entries.extend(engine.mcp_prompts());
         Catalog { entries }
     }
 

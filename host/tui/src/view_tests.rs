@@ -7,7 +7,7 @@ use std::collections::VecDeque;
 
 use ratatui::Terminal;
 use ratatui::backend::TestBackend;
-use ward_store::Session;
+use ward_protocol::Session;
 
 use crate::app::State;
 use crate::conversation::{Conversation, Entry, ToolBlock, ToolStatus};

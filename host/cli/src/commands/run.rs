@@ -144,7 +144,7 @@ pub async fn run(args: RunArgs) -> Result<ExitCode> {
     let _questions = std::io::stdin()
         .is_terminal()
         .then(|| engine.question_answerer());
-    let answerer = spawn_answerer(engine.clone(), engine.subscribe(), args.common.yes);
+    let answerer = spawn_answerer(engine.clone(), args.common.yes);
     let printer = Printer::start(events, &session.id, args.format);
     let prompt = engine.run(&session, prompt);
     tokio::pin!(prompt);

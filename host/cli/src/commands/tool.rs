@@ -6,12 +6,10 @@ use std::process::ExitCode;
 
 use anyhow::Result;
 use clap::Subcommand;
-use ward_plugin::CallScope;
-use ward_store::Store;
+use ward_engine::{CallIds, Engine, Workspace};
 use ward_term::{eoutln, inert_line, outln};
 
 use crate::prompt::spawn_answerer;
-use ward_engine::Workspace;
 
 /// `ward tool …`
 #[derive(Subcommand)]
@@ -39,10 +37,10 @@ pub enum ToolCommand {
 /// Runs the subcommand.
 pub async fn run(command: ToolCommand) -> Result<ExitCode> {
     let cwd = std::env::current_dir()?;
-    let ws = Workspace::open(&crate::builtins::engine_options(cwd.clone())).await?;
-    super::warn(&ws.discovery_errors);
     match command {
         ToolCommand::List => {
+            let ws = Workspace::open(&crate::builtins::engine_options(cwd)).await?;
+            super::warn(&ws.discovery_errors);
             let (tools, failed) = ws.host.all_tools().await;
             for (plugin, tool) in tools {
                 // The name, description and schema are the plugin's words.
@@ -85,45 +83,33 @@ pub async fn run(command: ToolCommand) -> Result<ExitCode> {
             agent,
             name,
             args,
-        } => call(&ws, yes, json, &agent, &name, &args).await,
+        } => call(cwd, yes, json, &agent, &name, &args).await,
     }
 }
 
 async fn call(
-    ws: &Workspace,
+    cwd: std::path::PathBuf,
     yes: bool,
     json: bool,
     agent: &str,
     name: &str,
     args: &str,
 ) -> Result<ExitCode> {
-    let rules = ws.rules_for(ws.agents.get(agent).unwrap_or(ws.agents.default_agent()));
-    let store = super::run::open_store(false)?;
-    let engine = ws.permission_engine(store.clone(), store.bus());
-    let answerer = spawn_answerer(engine.clone(), store.bus().subscribe(), yes);
-    let scope = CallScope {
-        session_id: String::new(),
-        message_id: String::new(),
-        call_id: String::new(),
-        agent: agent.to_string(),
-        project: ws.config.project_root.clone(),
-        rules: rules.clone(),
-        permissions: engine,
-        progress: None,
-        approved: Default::default(),
-    };
-    // The same path the agent loop takes: name repair, argument checks, the permission
-    // rules, then the sandboxed call.
-    let (tools, failed) = ws.tool_box(&rules).await;
+    // The engine's own tool box and permission engine: the same path the agent loop
+    // takes (name repair, argument checks, the permission rules, the sandboxed call).
+    // Another process may be running this project's sessions: nothing is recovered.
+    let engine = Engine::open(crate::builtins::engine_options(cwd).recover(false)).await?;
+    super::warn(&engine.take_warnings());
+    let (tools, failed) = engine.direct_calls(agent).await?;
     super::warn(&failed);
-    let outcome = tools.execute(name, args, scope, &[]).await;
+    let answerer = spawn_answerer(engine.clone(), yes);
+    let outcome = tools.call(name, args, CallIds::default()).await;
     answerer.abort();
 
     match outcome {
         Ok(out) => {
             if json {
-                let metadata = out.metadata;
-                let result = serde_json::json!({ "title": out.title, "output": out.output, "metadata": metadata });
+                let result = serde_json::json!({ "title": out.title, "output": out.output, "metadata": out.metadata });
                 // Exact data for a pipe; terminal hazards spelt as JSON escapes.
                 outln!("{}", ward_term::json_line(&result)?);
             } else {

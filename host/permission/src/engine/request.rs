@@ -1,54 +1,11 @@
 //! The messages of the ask channel.
 //!
-//! Owns what a tool call asks for ([`AskRequest`]), what the user answers
-//! ([`Reply`]) and what the engine publishes ([`PermissionEvent`]). All are
-//! serialisable because they cross the HTTP API and the event bus.
+//! Owns what the engine publishes ([`PermissionEvent`]); what a tool call asks for
+//! ([`AskRequest`]) and what the user answers ([`Reply`]) cross the engine's front
+//! door and live in `ward-protocol`.
 
 use serde::{Deserialize, Serialize};
-
-/// A tool call's request for a permission.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-pub struct AskRequest {
-    /// The session making the call; replies cascade within it.
-    pub session_id: String,
-    /// The project (approvals are scoped to project and agent).
-    pub project: String,
-    /// The agent making the call.
-    pub agent: String,
-    /// The permission key (`bash`, `edit`, `read`, a tool name, …).
-    pub permission: String,
-    /// The patterns checked, e.g. one per bash sub-command; all must be allowed.
-    pub patterns: Vec<String>,
-    /// The patterns to allow from now on if the user answers "always".
-    pub always: Vec<String>,
-    /// Tool-specific detail for the prompt (diff, command, …).
-    #[serde(default)]
-    pub metadata: serde_json::Value,
-    /// The tool call this belongs to, if any.
-    #[serde(default)]
-    pub call_id: Option<String>,
-    /// The plugin whose call asks (through `ask`, or a capability it uses); `None` when
-    /// the host asks about a tool call. Shown with the question; an "always" answer to
-    /// it is stored for that plugin alone.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub plugin: Option<String>,
-}
-
-/// The user's answer to an ask.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(tag = "reply", rename_all = "lowercase")]
-pub enum Reply {
-    /// Allow this call only.
-    Once,
-    /// Allow this call and persist allow rules for its `always` patterns.
-    Always,
-    /// Refuse this call and every other pending ask of the session.
-    Reject {
-        /// Told to the model with the rejection.
-        #[serde(default, skip_serializing_if = "Option::is_none")]
-        feedback: Option<String>,
-    },
-}
+pub use ward_protocol::permission::{AskRequest, Reply};
 
 /// Published on the engine's broadcast channel.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]

@@ -8,8 +8,6 @@ use axum::extract::State;
 use serde::Serialize;
 use serde_json::Value;
 use utoipa::ToSchema;
-use ward_config::AgentMode;
-use ward_provider::ModelRegistry;
 
 use crate::App;
 use crate::error::ApiError;
@@ -39,9 +37,10 @@ pub async fn health() -> Json<Health> {
 #[utoipa::path(get, path = "/config", tag = "config",
     responses((status = 200, description = "The configuration", body = Object)))]
 pub async fn config(State(app): State<App>) -> Result<Json<Value>, ApiError> {
-    ward_config::show::redact::config_json(&app.engine.workspace().config)
+    app.engine
+        .config_json()
         .map(Json)
-        .map_err(|e| ApiError::internal(format!("configuration: {e}")))
+        .map_err(|e| ApiError::internal(e.to_string()))
 }
 
 /// A provider (OpenCode's `Provider`).
@@ -110,37 +109,37 @@ pub struct ProviderList {
 
 /// What the registry knows, with which providers are callable.
 fn registry(app: &App) -> Result<(Vec<ProviderOut>, Vec<String>), ApiError> {
-    let loaded = &app.engine.workspace().config;
-    let registry = ModelRegistry::from_config(&loaded.config, &loaded.origins)
+    let providers = app
+        .engine
+        .providers()
         .map_err(|e| ApiError::internal(format!("models: {e}")))?;
-    let env = |name: &str| std::env::var(name).ok();
     let mut all = Vec::new();
     let mut connected = Vec::new();
-    for provider in registry.providers() {
-        if provider.env.is_empty() || provider.endpoint(&env).api_key.is_some() {
+    for provider in providers {
+        if provider.callable {
             connected.push(provider.id.clone());
         }
         all.push(ProviderOut {
-            id: provider.id.clone(),
             name: provider.id.clone(),
-            env: provider.env.clone(),
+            id: provider.id,
+            env: provider.env,
             models: provider
                 .models
-                .values()
+                .into_iter()
                 .map(|m| {
                     let model = ModelOut {
                         id: m.id.clone(),
-                        name: m.name.clone(),
+                        name: m.name,
                         limit: ModelLimit {
-                            context: m.limits.context.unwrap_or(0),
-                            output: m.limits.output.unwrap_or(0),
+                            context: m.context.unwrap_or(0),
+                            output: m.output.unwrap_or(0),
                         },
                         cost: ModelCost {
-                            input: m.prices.input,
-                            output: m.prices.output,
+                            input: m.input_price,
+                            output: m.output_price,
                         },
                     };
-                    (m.id.clone(), model)
+                    (m.id, model)
                 })
                 .collect(),
         });
@@ -150,9 +149,8 @@ fn registry(app: &App) -> Result<(Vec<ProviderOut>, Vec<String>), ApiError> {
 
 /// The configured default model, as `{provider: model}`.
 fn default_model(app: &App) -> BTreeMap<String, String> {
-    let config = &app.engine.workspace().config.config;
-    config
-        .model
+    app.engine
+        .default_model()
         .as_deref()
         .and_then(|m| m.split_once('/'))
         .map(|(p, m)| BTreeMap::from([(p.to_string(), m.to_string())]))
@@ -212,19 +210,14 @@ pub struct AgentOut {
 #[utoipa::path(get, path = "/agent", tag = "app",
     responses((status = 200, body = Vec<AgentOut>)))]
 pub async fn agents(State(app): State<App>) -> Json<Vec<AgentOut>> {
-    let agents = app.engine.workspace().agents.list().map(|a| AgentOut {
-        name: a.name.clone(),
-        description: a.description.clone(),
-        mode: match a.mode {
-            AgentMode::Primary => "primary",
-            AgentMode::Subagent => "subagent",
-            AgentMode::All => "all",
-        }
-        .to_string(),
-        built_in: a.native,
+    let agents = app.engine.agents().into_iter().map(|a| AgentOut {
+        mode: a.mode.as_str().to_string(),
+        name: a.name,
+        description: a.description,
+        built_in: a.built_in,
         hidden: a.hidden,
-        model: a.model.clone(),
-        color: a.color.clone(),
+        model: a.model,
+        color: a.color,
     });
     Json(agents.collect())
 }
@@ -253,19 +246,13 @@ pub struct CommandOut {
 #[utoipa::path(get, path = "/command", tag = "app",
     responses((status = 200, body = Vec<CommandOut>)))]
 pub async fn commands(State(app): State<App>) -> Json<Vec<CommandOut>> {
-    let commands = app
-        .engine
-        .workspace()
-        .commands
-        .list()
-        .iter()
-        .map(|c| CommandOut {
-            name: c.name.clone(),
-            description: c.description.clone(),
-            agent: c.agent.clone(),
-            model: c.model.clone(),
-            template: c.template.clone(),
-            subtask: c.subtask,
-        });
+    let commands = app.engine.commands().into_iter().map(|c| CommandOut {
+        name: c.name,
+        description: c.description,
+        agent: c.agent,
+        model: c.model,
+        template: c.template,
+        subtask: c.subtask,
+    });
     Json(commands.collect())
 }

@@ -241,6 +241,6 @@ fn last_assistant(app: &App, id: &str) -> Result<Option<String>, ApiError> {
         .messages(id)?
         .iter()
         .rev()
-        .find(|m| matches!(m.info, ward_store::MessageInfo::Assistant(_)))
+        .find(|m| matches!(m.info, ward_protocol::MessageInfo::Assistant(_)))
         .map(|m| m.info.id().to_string()))
 }

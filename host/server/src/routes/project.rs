@@ -32,11 +32,10 @@ pub struct PathInfo {
 pub async fn paths(State(app): State<App>) -> Json<PathInfo> {
     let env = |name: &str| std::env::var(name).ok();
     let text = |p: &Path| p.to_string_lossy().into_owned();
-    let ws = app.engine.workspace();
     Json(PathInfo {
         home: env("HOME").unwrap_or_default(),
-        state: text(&ws.data_dir),
-        config: ward_config::global_config_dir(&env)
+        state: text(app.engine.data_dir()),
+        config: ward_engine::Engine::global_config_dir()
             .map(|dir| text(&dir))
             .unwrap_or_default(),
         worktree: app.root.clone(),
@@ -99,7 +98,7 @@ pub struct ProjectTime {
     responses((status = 200, body = ProjectInfo), (status = 500, body = crate::wire::message::ErrorInfo)))]
 pub async fn current(State(app): State<App>) -> Result<Json<ProjectInfo>, ApiError> {
     let root = Path::new(&app.root);
-    let now = ward_store::now_ms();
+    let now = ward_protocol::now_ms();
     let sessions: Vec<_> = app
         .engine
         .sessions()?

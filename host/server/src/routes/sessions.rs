@@ -7,7 +7,7 @@ use axum::Json;
 use axum::extract::{Path, Query, State};
 use serde::Deserialize;
 use utoipa::IntoParams;
-use ward_permission::Rule;
+use ward_protocol::Rule;
 
 use crate::App;
 use crate::body::OptionalJsonBody;

@@ -10,7 +10,7 @@ use serde::Serialize;
 use serde_json::Value;
 use utoipa::ToSchema;
 use ward_engine::{AskRequest, Event, Reply};
-use ward_store::SessionStatus;
+use ward_protocol::SessionStatus;
 
 use super::message::{MessageInfo, PartInfo};
 use super::session::{SessionInfo, TodoInfo};

@@ -7,7 +7,7 @@
 use serde::Serialize;
 use serde_json::Value;
 use utoipa::ToSchema;
-use ward_store::{self as store, PartKind, ToolState};
+use ward_protocol::{self as store, PartKind, ToolState};
 
 use super::session::TokenCounts;
 

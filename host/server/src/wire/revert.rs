@@ -3,7 +3,7 @@
 
 use serde::{Deserialize, Serialize};
 use utoipa::ToSchema;
-use ward_store::{SessionRevert, SessionSummary};
+use ward_protocol::{SessionRevert, SessionSummary};
 
 /// Where a session was rolled back to (OpenCode's `session.revert`).
 #[derive(Clone, Debug, Serialize, ToSchema)]

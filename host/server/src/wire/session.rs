@@ -6,8 +6,8 @@
 
 use serde::{Deserialize, Serialize};
 use utoipa::ToSchema;
-use ward_permission::{Action, Rule};
-use ward_store::{Session, Todo, TodoPriority, TodoStatus, Tokens};
+use ward_protocol::{Action, Rule};
+use ward_protocol::{Session, Todo, TodoPriority, TodoStatus, Tokens};
 
 /// Token counts of a message, a step or a whole session.
 #[derive(Clone, Debug, Serialize, ToSchema)]

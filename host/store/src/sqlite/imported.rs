@@ -10,8 +10,8 @@
 use rusqlite::{Connection, OptionalExtension, params};
 
 use super::SqliteStore;
-use crate::clock::now_ms;
 use crate::error::{Context, Result};
+use crate::now_ms;
 
 /// A session (or the part of it) that came from an import file.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]

@@ -8,13 +8,13 @@ use ward_permission::{ApprovalStore, Rule, SaveError};
 use super::deltas::Backlog;
 use super::{SqliteStore, approvals, compaction, messages, recover, sessions, todos};
 use crate::bus::{Bus, Event};
-use crate::clock::now_ms;
 use crate::error::{Context, Result};
 use crate::model::compaction::CompactionPoint;
 use crate::model::message::{Message, MessageInfo};
 use crate::model::part::Part;
 use crate::model::session::{Session, Tokens};
 use crate::model::todo::Todo;
+use crate::now_ms;
 use crate::store::{Recovery, Store};
 
 impl Store for SqliteStore {

@@ -219,7 +219,7 @@ pub enum ToolState {
         /// When it ran, and when its output was pruned.
         time: CompletedTime,
         /// Files the tool returned (an image `read` loaded), their bytes stored
-        /// once and referred to by URL ([`crate::Blobs`]).
+        /// once and referred to by URL (`ward_store::Blobs`).
         #[serde(default, skip_serializing_if = "Vec::is_empty")]
         attachments: Vec<FilePart>,
     },

@@ -3,8 +3,8 @@
 //! Owns [`Session`], [`ModelRef`] and [`Tokens`]. A session is one conversation:
 //! its messages live in their own table and are not part of this record.
 
+use crate::permission::Rule;
 use serde::{Deserialize, Serialize};
-use ward_permission::Rule;
 
 use crate::clock::now_ms;
 use crate::id::{IdKind, new_id};

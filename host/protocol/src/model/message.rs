@@ -16,7 +16,20 @@ pub const ABORTED_ERROR: &str = "MessageAbortedError";
 
 /// Why the model stopped producing output: the provider's own reading, stored as
 /// it came (one type from the wire to the store, never mapped between two).
-pub use ward_provider::FinishReason;
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum FinishReason {
+    /// Natural end of the turn.
+    Stop,
+    /// The model wants tool results before it continues.
+    ToolCalls,
+    /// The output token limit was hit.
+    Length,
+    /// A safety system stopped or refused the output.
+    ContentFilter,
+    /// Anything else the provider reported.
+    Unknown,
+}
 
 /// An error that ended an assistant message or a retried attempt.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]

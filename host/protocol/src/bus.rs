@@ -14,10 +14,10 @@
 
 use std::sync::Arc;
 
+use crate::permission::{AskRequest, Reply};
 use serde::{Deserialize, Serialize};
 use tokio::sync::broadcast;
 use tokio::sync::broadcast::error::{RecvError, TryRecvError};
-use ward_permission::{AskRequest, Reply};
 
 use crate::model::message::MessageInfo;
 use crate::model::part::Part;
