@@ -97,6 +97,7 @@ mod tests {
             always: vec!["*".into()],
             metadata: serde_json::Value::Null,
             call_id: Some("call_1".into()),
+            message_id: None,
             plugin: None,
         }
     }

@@ -202,6 +202,7 @@ mod tests {
             always: vec!["*".into()],
             metadata: serde_json::Value::Null,
             call_id: Some("c".into()),
+            message_id: None,
             plugin: None,
         }
     }

@@ -266,6 +266,7 @@ impl CallScope {
             always: guarded.always,
             metadata: guarded.metadata,
             call_id: Some(self.call_id.clone()).filter(|c| !c.is_empty()),
+            message_id: Some(self.message_id.clone()).filter(|m| !m.is_empty()),
             plugin: plugin.map(str::to_string),
         };
         let layers = guarded.layers.as_deref().unwrap_or(&self.rules);

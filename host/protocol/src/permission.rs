@@ -35,6 +35,9 @@ pub struct AskRequest {
     /// The tool call this belongs to, if any.
     #[serde(default)]
     pub call_id: Option<String>,
+    /// The assistant message holding that call, when it is a session's call.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub message_id: Option<String>,
     /// The plugin whose call asks (through `ask`, or a capability it uses); `None` when
     /// the host asks about a tool call. Shown with the question; an "always" answer to
     /// it is stored for that plugin alone.

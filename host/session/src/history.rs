@@ -174,7 +174,7 @@ pub fn to_wire(messages: &[&Message], mid_run: bool) -> Vec<Wire> {
                                 text: t.text.clone(),
                             })
                         }
-                        PartKind::Reasoning { text, metadata }
+                        PartKind::Reasoning { text, metadata, .. }
                             if !text.is_empty() || metadata.is_some() =>
                         {
                             content.push(reasoning(text, metadata.as_ref()))

@@ -81,6 +81,10 @@ pub async fn run(
                 PartKind::Reasoning {
                     text: String::new(),
                     metadata: None,
+                    time: Some(TextTime {
+                        start: now_ms(),
+                        end: None,
+                    }),
                 }
             }),
             // What closes a reasoning block: kept with its text, so the block can be
@@ -129,7 +133,9 @@ pub async fn run(
             Event::Usage(u) => usage = u,
             Event::Finish(finish) => {
                 let has_text = text.as_ref().is_some_and(|(_, t)| !t.trim().is_empty());
-                // Whole now: its `end` tells a client it may show it.
+                // Whole now: their `end` tells a client it may show them. The
+                // reasoning first, as it came first.
+                seal_open(&mut reasoning, target);
                 close(&mut text, target, |t, was| {
                     let start = match was {
                         PartKind::Text(TextPart {
@@ -146,7 +152,6 @@ pub async fn run(
                         ..TextPart::default()
                     })
                 });
-                seal_open(&mut reasoning, target);
                 return Ok(StepOutput {
                     finish,
                     calls,
@@ -210,10 +215,25 @@ fn close(
 
 /// Closes the open reasoning part (if any) without provider metadata.
 fn seal_open(slot: &mut Option<(Part, String)>, target: &StepTarget<'_>) {
-    close(slot, target, |text, _| PartKind::Reasoning {
+    close(slot, target, |text, was| PartKind::Reasoning {
         text,
         metadata: None,
+        time: Some(ended(was)),
     });
+}
+
+/// A reasoning part's time once it is whole: its start, and now.
+fn ended(was: &PartKind) -> TextTime {
+    let start = match was {
+        PartKind::Reasoning {
+            time: Some(time), ..
+        } => time.start,
+        _ => now_ms(),
+    };
+    TextTime {
+        start,
+        end: Some(now_ms()),
+    }
 }
 
 /// Closes the open reasoning part with the provider's `metadata` (a signature, an
@@ -229,6 +249,7 @@ fn seal(
         let kind = PartKind::Reasoning {
             text: String::new(),
             metadata: None,
+            time: None,
         };
         let part = Part::new(target.session_id, target.message_id, kind);
         written.push(part.id.clone());
@@ -237,6 +258,7 @@ fn seal(
     part.kind = PartKind::Reasoning {
         text,
         metadata: Some(metadata),
+        time: Some(ended(&part.kind)),
     };
     let _ = target.store.put_part(&part);
 }

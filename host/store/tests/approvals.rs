@@ -54,6 +54,7 @@ fn request(agent: &str) -> AskRequest {
         always: vec!["git push *".into()],
         metadata: serde_json::Value::Null,
         call_id: None,
+        message_id: None,
         plugin: None,
     }
 }

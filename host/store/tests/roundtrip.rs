@@ -47,6 +47,10 @@ fn every_kind() -> Vec<PartKind> {
         PartKind::Reasoning {
             text: "thinking".into(),
             metadata: Some(json!({"anthropic": {"signature": "sig"}})),
+            time: Some(TextTime {
+                start: 3,
+                end: Some(5),
+            }),
         },
         tool("c1", ToolState::Pending { input: json!({}) }),
         tool(

@@ -97,6 +97,9 @@ pub struct State {
     pub(crate) running: usize,
     /// Set to leave.
     pub(crate) quit: bool,
+    /// The session `/new` made, while it is the one shown: left without a prompt (for
+    /// another session, or on leaving), it is not kept.
+    pub(crate) made: Option<String>,
 }
 
 impl State {
@@ -143,6 +146,7 @@ impl State {
             frame: 0,
             running: 0,
             quit: false,
+            made: None,
         }
     }
 
@@ -296,6 +300,9 @@ pub async fn run(engine: Engine, session: Session, options: Options) -> Result<(
     engine.abort(&state.session.id);
     drop(screen);
     while prompts.join_next().await.is_some() {}
+    if let Some(made) = state.made.take() {
+        let _ = engine.discard_if_empty(&made);
+    }
     result
 }
 

@@ -14,7 +14,11 @@ impl State {
             Builtin::Exit => self.quit = true,
             Builtin::Help => self.conv.notice(self.catalog.help()),
             Builtin::New => match ctx.engine.create_session(Some(&self.agent)) {
-                Ok(session) => self.show_session(session, ctx),
+                Ok(session) => {
+                    let id = session.id.clone();
+                    self.show_session(session, ctx);
+                    self.made = Some(id);
+                }
                 Err(e) => self.conv.notice(format!("error: {e}")),
             },
             Builtin::Sessions(None) => self.open_sessions(ctx),
@@ -84,6 +88,12 @@ impl State {
 
     /// Shows `session` (new or continued) instead of the current one.
     pub(crate) fn show_session(&mut self, session: ward_engine::Session, ctx: &Ctx<'_>) {
+        // A session `/new` made and nobody used is not kept.
+        if let Some(made) = self.made.take()
+            && made != session.id
+        {
+            let _ = ctx.engine.discard_if_empty(&made);
+        }
         // A turn of the session left keeps running; its events are no longer shown.
         self.conv = Conversation::new(&session.id);
         self.session = session;

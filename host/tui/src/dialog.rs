@@ -363,6 +363,7 @@ mod tests {
             always: vec![],
             metadata: serde_json::json!({"filepath": "a.txt", "diff": "--- a\n+++ b\n-old\n+new"}),
             call_id: None,
+            message_id: None,
             plugin: Some("evil\nplugin".into()),
         };
         let (title, lines) = ask_lines(&request, false);

@@ -58,6 +58,7 @@ fn state() -> State {
         frame: 3,
         running: 1,
         quit: false,
+        made: None,
     }
 }
 

@@ -8,7 +8,7 @@ use std::path::PathBuf;
 use std::process::Stdio;
 
 use serde_json::json;
-use ward_tests::llm::Turn;
+use ward_tests::llm::{Item, Turn, Usage};
 
 use super::{Served, project_asking_for_reads};
 
@@ -29,7 +29,13 @@ async fn opencode_run_attached_to_ward_serve_prints_the_answer_and_its_tool_call
         "serve-opencode-run",
         vec![
             Turn::tool("r1", "read", json!({ "filePath": "a.txt" })),
-            Turn::text("The file says alpha."),
+            Turn::Reply {
+                items: vec![
+                    Item::Reasoning("The file holds one word.".into()),
+                    Item::Text("The file says alpha.".into()),
+                ],
+                usage: Usage::default(),
+            },
         ],
     )
     .await;
@@ -46,6 +52,7 @@ async fn opencode_run_attached_to_ward_serve_prints_the_answer_and_its_tool_call
             &served.url,
             "-p",
             &served.token,
+            "--thinking",
             "read a.txt",
         ])
         .current_dir(&p.root)
@@ -65,8 +72,14 @@ async fn opencode_run_attached_to_ward_serve_prints_the_answer_and_its_tool_call
     let stdout = String::from_utf8_lossy(&out.stdout);
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert!(out.status.success(), "{stdout}\n{stderr}");
-    // The answer on standard output; the tool call, as OpenCode draws it, beside it.
-    assert_eq!(stdout.trim(), "The file says alpha.", "{stderr}");
+    // The reasoning (with --thinking: OpenCode prints a reasoning part once its time
+    // has an end) and the answer on standard output; the tool call, as OpenCode draws
+    // it, beside it.
+    assert_eq!(
+        stdout.trim(),
+        "Thinking: The file holds one word.\nThe file says alpha.",
+        "{stderr}"
+    );
     assert!(stderr.contains("Read a.txt"), "{stderr}");
     // Both turns went to the model, the second with the file's contents.
     let requests = llm.requests();

@@ -116,8 +116,34 @@ async fn sessions_are_continued_forked_and_deleted_from_the_picker() {
     tui.keys("\x1b");
     tui.wait_until("the picker closed", |s| !s.contains("Enter continues"))
         .await;
+
+    // `/new` twice and leave: neither session made is used, neither is kept.
+    let kept = sessions(&p);
+    tui.keys("/new\r");
+    let first = wait_for_sessions(&p, |ids| ids.len() == 3).await;
+    let made = first.iter().find(|id| !kept.contains(id)).unwrap().clone();
+    tui.keys("/new\r");
+    let second = wait_for_sessions(&p, |ids| ids.len() == 3 && !ids.contains(&made)).await;
+    assert!(second.iter().any(|id| !kept.contains(id)), "{second:?}");
     tui.keys("\x04");
     assert!(tui.exit_status().await);
+    assert_eq!(sessions(&p), kept);
+}
+
+/// The stored sessions once `done` holds of them (within 20 s).
+async fn wait_for_sessions(p: &Project, done: impl Fn(&[String]) -> bool) -> Vec<String> {
+    let started = std::time::Instant::now();
+    loop {
+        let ids = sessions(p);
+        if done(&ids) {
+            return ids;
+        }
+        assert!(
+            started.elapsed() < std::time::Duration::from_secs(20),
+            "the sessions are {ids:?}"
+        );
+        tokio::time::sleep(std::time::Duration::from_millis(100)).await;
+    }
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

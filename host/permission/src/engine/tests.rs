@@ -33,6 +33,7 @@ fn req(session: &str, agent: &str, patterns: &[&str], always: &[&str]) -> AskReq
         always: always.iter().map(|s| s.to_string()).collect(),
         metadata: json!({}),
         call_id: Some("call_1".into()),
+        message_id: None,
         plugin: None,
     }
 }

@@ -67,6 +67,9 @@ pub enum PartKind {
         /// "reasoningEncryptedContent": …}}`.
         #[serde(default, skip_serializing_if = "Option::is_none")]
         metadata: Option<Value>,
+        /// When the model wrote it: `end` once the block is whole (as a text part's).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        time: Option<TextTime>,
     },
     /// A tool call and its result.
     Tool(ToolPart),

@@ -279,9 +279,14 @@ pub struct PermissionInfo {
     pub plugin: Option<String>,
 }
 
-/// The tool call an ask is about.
+/// The tool call an ask is about: OpenCode's clients find the call's part by these
+/// (its dialog shows the call's input: the path read, the command run).
 #[derive(Clone, Debug, Serialize, ToSchema)]
 pub struct ToolRef {
+    /// The assistant message holding the call (absent for a call outside a session's
+    /// loop, which has none).
+    #[serde(rename = "messageID", skip_serializing_if = "Option::is_none")]
+    pub message_id: Option<String>,
     /// The model's id for the call.
     #[serde(rename = "callID")]
     pub call_id: String,
@@ -298,6 +303,7 @@ impl PermissionInfo {
             metadata: request.metadata.clone(),
             always: request.always.clone(),
             tool: request.call_id.as_ref().map(|call_id| ToolRef {
+                message_id: request.message_id.clone(),
                 call_id: call_id.clone(),
             }),
             plugin: request.plugin.clone(),

@@ -273,6 +273,10 @@ pub enum PartBody {
     Reasoning {
         /// The text.
         text: String,
+        /// When the model wrote it (`end` once the block is whole), as OpenCode's
+        /// `ReasoningPart` carries it.
+        #[serde(skip_serializing_if = "Option::is_none")]
+        time: Option<TextTimeInfo>,
     },
     /// A tool call.
     Tool {
@@ -471,7 +475,13 @@ impl PartInfo {
                     end: time.end,
                 }),
             },
-            PartKind::Reasoning { text, .. } => PartBody::Reasoning { text: text.clone() },
+            PartKind::Reasoning { text, time, .. } => PartBody::Reasoning {
+                text: text.clone(),
+                time: time.map(|time| TextTimeInfo {
+                    start: time.start,
+                    end: time.end,
+                }),
+            },
             PartKind::Tool(t) => PartBody::Tool {
                 call_id: t.call_id.clone(),
                 tool: t.tool.clone(),
