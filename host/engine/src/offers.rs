@@ -10,10 +10,11 @@ use std::path::{Path, PathBuf};
 
 use ward_config::AgentMode as ConfigAgentMode;
 use ward_config::manifest::Access as ConfigAccess;
+use ward_mcp_client::Status as McpStatus;
 use ward_plugin::discovery::Origin;
 use ward_protocol::{
-    Access, AgentMode, AgentSummary, AskRequest, CommandSummary, ModelChoice, ModelSummary,
-    ProviderSummary, ToolSummary,
+    Access, AgentMode, AgentSummary, AskRequest, CommandSummary, McpServerSummary, McpState,
+    ModelChoice, ModelSummary, ProviderSummary, ToolSummary,
 };
 use ward_provider::ModelRegistry;
 
@@ -84,6 +85,26 @@ impl Engine {
                 model: c.model.clone(),
                 template: c.template.clone(),
                 subtask: c.subtask,
+            })
+            .collect()
+    }
+
+    /// The project's MCP servers, once each has started or failed (the engine starts
+    /// them when it opens; this waits for them, each within its own timeout).
+    pub async fn mcp_servers(&self) -> Vec<McpServerSummary> {
+        let mcp = &self.shared.ws.mcp;
+        mcp.ready().await;
+        mcp.statuses()
+            .into_iter()
+            .map(|s| McpServerSummary {
+                state: match s.status {
+                    McpStatus::Disabled => McpState::Disabled,
+                    McpStatus::Starting => McpState::Starting,
+                    McpStatus::Connected => McpState::Connected,
+                    McpStatus::Failed(why) => McpState::Failed(why),
+                },
+                tools: s.tools.into_iter().map(|(name, _)| name).collect(),
+                name: s.name,
             })
             .collect()
     }

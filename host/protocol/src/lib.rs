@@ -46,6 +46,6 @@ pub use model::session::{
 pub use model::todo::{Todo, TodoPriority, TodoStatus};
 pub use permission::{Action, AskRequest, ESCAPE_PERMISSION, ParseActionError, Reply, Rule};
 pub use project::{
-    Access, AgentMode, AgentSummary, CommandSummary, ModelChoice, ModelSummary, ProviderSummary,
-    ToolSummary,
+    Access, AgentMode, AgentSummary, CommandSummary, McpServerSummary, McpState, ModelChoice,
+    ModelSummary, ProviderSummary, ToolSummary,
 };

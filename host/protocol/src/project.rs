@@ -156,3 +156,29 @@ pub struct ToolSummary {
     /// Whether its plugin was granted the network.
     pub uses_network: bool,
 }
+
+/// Where one of the project's MCP servers (`[mcp.NAME]`) stands.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "state", content = "error", rename_all = "lowercase")]
+pub enum McpState {
+    /// Switched off in the configuration (`enabled = false`), or not started because
+    /// the project is not trusted.
+    Disabled,
+    /// Still starting.
+    Starting,
+    /// Connected, its tools listed.
+    Connected,
+    /// It could not start, or stopped: why.
+    Failed(String),
+}
+
+/// One of the project's MCP servers.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct McpServerSummary {
+    /// Its name (`[mcp.NAME]`).
+    pub name: String,
+    /// Where it stands.
+    pub state: McpState,
+    /// The tools it offers, as the model calls them.
+    pub tools: Vec<String>,
+}

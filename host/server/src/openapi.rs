@@ -14,7 +14,8 @@ use utoipa_axum::routes;
 use crate::App;
 use crate::guard::{self, Guard};
 use crate::routes::{
-    app, diff, events, fork, messages, permissions, project, question, revert, sessions, unserved,
+    app, diff, events, fork, messages, permissions, project, question, revert, services, sessions,
+    unserved,
 };
 use crate::wire::event::EventInfo;
 
@@ -42,6 +43,10 @@ fn api() -> OpenApiRouter<App> {
         .routes(routes!(project::paths))
         .routes(routes!(project::vcs))
         .routes(routes!(project::current))
+        .routes(routes!(services::mcp))
+        .routes(routes!(services::lsp))
+        .routes(routes!(services::formatter))
+        .routes(routes!(services::provider_auth))
         .routes(routes!(events::subscribe))
         .routes(routes!(events::subscribe_global))
         .routes(routes!(sessions::list, sessions::create))

@@ -237,7 +237,7 @@ async fn opencodes_routes_ward_lacks_answer_501_naming_them_and_others_404() {
     let error = |body: &str| -> Value { serde_json::from_str(body).expect("a JSON error") };
     // OpenCode has these; Ward does not serve them yet, and says so by name.
     for (method, path, template) in [
-        ("GET", "/lsp", "/lsp"),
+        ("GET", "/experimental/console", "/experimental/console"),
         ("POST", "/session/ses_x/share", "/session/{sessionID}/share"),
         ("POST", "/tui/show-toast", "/tui/show-toast"),
     ] {

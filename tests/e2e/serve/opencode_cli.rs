@@ -105,6 +105,22 @@ async fn opencode_run_attached_to_ward_serve_prints_the_answer_and_its_tool_call
 async fn the_project_routes_opencodes_ui_opens_with_describe_the_served_project() {
     let (p, _llm) = project_asking_for_reads("serve-project-routes", vec![Turn::text("x")]).await;
     std::fs::write(p.path(".git/HEAD"), "ref: refs/heads/topic\n").expect("HEAD");
+    // MCP servers: one that connects, one switched off, one that cannot start.
+    let everything = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join(
+        "clients/mcp-servers/node_modules/@modelcontextprotocol/server-everything/dist/index.js",
+    );
+    assert!(everything.is_file(), "run scripts/setup.sh");
+    let toml = p.read("ward.toml");
+    p.write(
+        "ward.toml",
+        &format!(
+            "{toml}[mcp.everything]\ntype = \"local\"\ncommand = [\"node\", {:?}]\n\
+             [mcp.off]\ntype = \"local\"\ncommand = [\"node\"]\nenabled = false\n\
+             [mcp.gone]\ntype = \"local\"\ncommand = [\"ward-no-such-program\"]\n",
+            everything.display().to_string()
+        ),
+    );
+    p.trust();
     let served = Served::start(&p, &[], &[]).await;
     let get = |path: &'static str| {
         let served = &served;
@@ -131,6 +147,24 @@ async fn the_project_routes_opencodes_ui_opens_with_describe_the_served_project(
         project["time"]["created"], session["time"]["created"],
         "{project}"
     );
+    // What runs beside the sessions, as OpenCode's UI asks for it.
+    let mcp = get("/mcp").await;
+    assert_eq!(mcp["everything"]["status"], "connected", "{mcp}");
+    assert_eq!(mcp["off"]["status"], "disabled", "{mcp}");
+    assert_eq!(mcp["gone"]["status"], "failed", "{mcp}");
+    assert!(
+        mcp["gone"]["error"]
+            .as_str()
+            .is_some_and(|e| e.contains("gone")),
+        "the failure names the server: {mcp}"
+    );
+    assert_eq!(get("/lsp").await, serde_json::json!([]));
+    assert_eq!(get("/formatter").await, serde_json::json!([]));
+    assert_eq!(get("/provider/auth").await, serde_json::json!({}));
+    // Adding a server through the API is OpenCode's, not served: a 501 naming it.
+    let (status, body) = served.call("POST", "/mcp", Some("{}")).await;
+    assert_eq!(status, 501, "{body}");
+    assert!(body.contains("POST /mcp"), "{body}");
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

@@ -11,5 +11,6 @@ pub mod project;
 pub mod prompt_files;
 pub mod question;
 pub mod revert;
+pub mod services;
 pub mod sessions;
 pub mod unserved;
