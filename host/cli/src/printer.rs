@@ -15,7 +15,7 @@ use std::time::{Duration, Instant};
 
 use clap::ValueEnum;
 use tokio::sync::{broadcast, oneshot};
-use ward_store::{Event, PartKind, SessionStatus, ToolState};
+use ward_protocol::{Event, PartKind, SessionStatus, Subscription, ToolState};
 use ward_term::{Stream, eoutln, inert_line, out, outln, rewrite_line};
 
 /// How the loop's progress is printed.
@@ -35,7 +35,7 @@ pub struct Printer {
 
 impl Printer {
     /// Prints `session`'s events from `events` until finished.
-    pub fn start(events: ward_store::Subscription, session: &str, format: Format) -> Printer {
+    pub fn start(events: Subscription, session: &str, format: Format) -> Printer {
         let (stop, stopped) = oneshot::channel();
         let view = View {
             session: session.to_string(),
@@ -85,11 +85,7 @@ struct Countdown {
 const TICK: Duration = Duration::from_millis(200);
 
 impl View {
-    async fn run(
-        mut self,
-        mut events: ward_store::Subscription,
-        mut stopped: oneshot::Receiver<()>,
-    ) {
+    async fn run(mut self, mut events: Subscription, mut stopped: oneshot::Receiver<()>) {
         let mut tick = tokio::time::interval(TICK);
         loop {
             tokio::select! {

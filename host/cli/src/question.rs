@@ -58,7 +58,7 @@ pub fn menu(request: &QuestionRequest, index: usize) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use ward_store::{QuestionInfo, QuestionOption};
+    use ward_protocol::{QuestionInfo, QuestionOption};
 
     fn q(multiple: bool) -> QuestionInfo {
         QuestionInfo {

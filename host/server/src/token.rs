@@ -37,6 +37,14 @@ pub fn write(data_dir: &Path, port: u16, token: &str) -> Result<TokenFile, Serve
         let path = path.to_path_buf();
         move |source| ServerError::TokenFile { path, source }
     };
+    // The directory is the data directory's own: one planted there as a link to
+    // somewhere else would take the token (and the chmod below) with it.
+    if std::fs::symlink_metadata(&dir).is_ok_and(|m| m.file_type().is_symlink()) {
+        return Err(err(&dir)(std::io::Error::new(
+            std::io::ErrorKind::InvalidInput,
+            "is a symbolic link, not a directory of Ward's: remove it",
+        )));
+    }
     create_private_dir(&dir).map_err(err(&dir))?;
     let path = dir.join(format!("{port}.token"));
     // A new file each time: one left by an older run (or put there by someone else)
@@ -115,5 +123,38 @@ mod tests {
         assert!(other.path().exists());
         drop(other);
         std::fs::remove_dir_all(dir).unwrap();
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn a_planted_link_never_receives_the_token() {
+        let base = std::env::temp_dir().join(format!("ward-token-link-{}", random()));
+        let elsewhere = base.join("elsewhere");
+        std::fs::create_dir_all(&elsewhere).unwrap();
+        let target = elsewhere.join("stolen");
+        // The token file's name, a link to a file someone else reads.
+        let data = base.join("data");
+        std::fs::create_dir_all(data.join("server")).unwrap();
+        std::os::unix::fs::symlink(&target, data.join("server/4096.token")).unwrap();
+        let file = write(&data, 4096, "secret").unwrap();
+        assert!(!target.exists(), "the link is not followed");
+        let meta = std::fs::symlink_metadata(file.path()).unwrap();
+        assert!(
+            meta.file_type().is_file(),
+            "a file of its own replaces the link"
+        );
+        drop(file);
+        // The token directory itself, a link to a directory someone else reads.
+        let data = base.join("data2");
+        std::fs::create_dir_all(&data).unwrap();
+        std::os::unix::fs::symlink(&elsewhere, data.join("server")).unwrap();
+        let refused = write(&data, 4096, "secret").unwrap_err().to_string();
+        assert!(refused.contains("symbolic link"), "{refused}");
+        assert!(
+            refused.contains("server"),
+            "the error names the path: {refused}"
+        );
+        assert_eq!(std::fs::read_dir(&elsewhere).unwrap().count(), 0);
+        std::fs::remove_dir_all(base).unwrap();
     }
 }

@@ -24,7 +24,7 @@ use clap::Args;
 use tokio::sync::{broadcast, mpsc};
 use tokio::task::JoinSet;
 use ward_engine::{AskRequest, Engine, Event, QuestionRequest, Reply};
-use ward_plugin::sandbox::needs_a_person;
+
 use ward_term::{eout, eoutln, outln};
 
 use super::run::{LoopArgs, print_warnings};
@@ -145,7 +145,7 @@ pub async fn run(args: ChatArgs) -> Result<ExitCode> {
                 Ok(Event::PermissionAsked { id, request }) => {
                     // `--yes` never approves a change to Ward's configuration or a
                     // command leaving the sandbox.
-                    if args.common.yes && !needs_a_person(&request) {
+                    if args.common.yes && !Engine::needs_a_person(&request) {
                         let _ = engine.reply(&id, Reply::Once);
                     } else if !input_open {
                         // Nobody is left to answer.

@@ -75,7 +75,7 @@ impl LoopArgs {
             return Ok(self.session.clone());
         }
         let store = open_store(false)?;
-        let project = ward_config::project_root(&std::env::current_dir()?);
+        let project = Engine::project_root_of(&std::env::current_dir()?);
         Ok(Some(
             ward_engine::manage::last_session(&store, &project)?.id,
         ))
