@@ -490,24 +490,42 @@ async fn a_responses_call_of_an_unoffered_tool_kind_gets_an_error_and_the_loop_g
         .as_array()
         .cloned()
         .unwrap_or_default();
-    for (id, kind) in [
-        ("call_shell", "local_shell_call"),
-        ("call_custom", "custom_tool_call"),
-    ] {
-        let of = |t: &str| {
-            input
-                .iter()
-                .find(|i| i["type"] == t && i["call_id"] == id)
-                .cloned()
-                .unwrap_or_else(|| panic!("no {t} for {id}: {input:?}"))
-        };
-        assert_eq!(of("function_call")["name"], kind);
-        let output = of("function_call_output")["output"].to_string();
-        assert!(
-            output.contains(&format!("unavailable tool '{kind}'")),
-            "{output}"
-        );
-    }
+    let of = |t: &str, id: &str| {
+        input
+            .iter()
+            .find(|i| i["type"] == t && i["call_id"] == id)
+            .cloned()
+            .unwrap_or_else(|| panic!("no {t} for {id}: {input:?}"))
+    };
+    // A kind whose own output item Ward cannot fill: a function call of its type.
+    assert_eq!(
+        of("function_call", "call_shell")["name"],
+        "local_shell_call"
+    );
+    let output = of("function_call_output", "call_shell")["output"].to_string();
+    assert!(
+        output.contains("unavailable tool 'local_shell_call'"),
+        "{output}"
+    );
+    // A custom tool's call: the item it was, its own name (never run as Ward's
+    // `apply_patch`, which is a function tool) and raw input, and its output.
+    let custom = of("custom_tool_call", "call_custom");
+    assert_eq!(custom["name"], "apply_patch", "{custom}");
+    assert_eq!(
+        custom["input"], "*** Begin Patch\n*** End Patch",
+        "{custom}"
+    );
+    let output = of("custom_tool_call_output", "call_custom")["output"].to_string();
+    assert!(
+        output.contains("unavailable tool 'custom_tool_call'"),
+        "{output}"
+    );
+    assert!(
+        !input
+            .iter()
+            .any(|i| i["type"] == "function_call" && i["call_id"] == "call_custom"),
+        "{input:?}"
+    );
     // Stored as failed tool calls, so a later turn sends the same pairs again.
     let store = SqliteStore::open(p.data.join("ward.db")).unwrap();
     let session = &store.list_sessions().unwrap()[0];

@@ -9,13 +9,16 @@
 //! another kind (`custom_tool_call`, `local_shell_call`, `apply_patch_call`,
 //! …) that the client is expected to run. Ignoring it would end the turn with
 //! nothing, so such a call is reported as a tool call named after its item
-//! type (which no Ward tool is), its arguments the item's own fields: the
-//! agent loop answers it as an unknown tool and the model carries on. It goes
-//! back in the history as a `function_call` answered by a
+//! type (which no Ward tool is, even when a custom tool shares a Ward tool's
+//! name, as GPT's free-form `apply_patch` does), its arguments the item's own
+//! fields: the agent loop answers it as an unknown tool and the
+//! model carries on. A `custom_tool_call` goes back in the history as the item
+//! it was — its own name, its raw `input`, its `call_id` — answered by a
+//! `custom_tool_call_output` carrying Ward's answer.
+//! Another kind goes back as a `function_call` answered by a
 //! `function_call_output` with the same `call_id`: Ward sends the whole
-//! history (`store` is off), so that pair is self-consistent, whereas
-//! replaying the original item would need fields Ward does not keep (a
-//! `local_shell_call`'s item id and status) and the matching `*_output` kind.
+//! history (`store` is off), so that pair is self-consistent, whereas each of
+//! those kinds' own `*_output` items has fields of its own Ward cannot fill.
 //! Calls the provider runs itself ([`HOSTED_CALLS`], e.g. web search) are
 //! results, not requests, and are skipped.
 //!
@@ -40,6 +43,8 @@ use crate::types::{
 /// `include: ["reasoning.encrypted_content"]`); without it, it cannot.
 pub(super) fn body(request: &ChatRequest) -> Value {
     let mut input = Vec::new();
+    // The custom tools' calls, whose results go back as their own kind of output.
+    let mut custom_calls = std::collections::HashSet::new();
     if let Some(system) = super::joined_system(request) {
         input.push(json!({ "role": "system", "content": system }));
     }
@@ -48,7 +53,9 @@ pub(super) fn body(request: &ChatRequest) -> Value {
             Message::User { content } => {
                 input.push(json!({ "role": "user", "content": content.iter().map(user_part).collect::<Vec<_>>() }));
             }
-            Message::Assistant { content } => assistant_items(content, &mut input),
+            Message::Assistant { content } => {
+                assistant_items(content, &mut input, &mut custom_calls)
+            }
             Message::Tool(result) => {
                 let output = match result.attachments.is_empty() {
                     true => json!(result.output),
@@ -65,8 +72,12 @@ pub(super) fn body(request: &ChatRequest) -> Value {
                             .collect()
                     }
                 };
+                let kind = match custom_calls.contains(result.call_id.as_str()) {
+                    true => "custom_tool_call_output",
+                    false => "function_call_output",
+                };
                 input.push(json!({
-                    "type": "function_call_output",
+                    "type": kind,
                     "call_id": result.call_id,
                     "output": output,
                 }));
@@ -102,9 +113,13 @@ fn user_part(part: &UserPart) -> Value {
     }
 }
 
-/// An assistant turn becomes message items and `function_call` items in the
-/// order they were produced.
-fn assistant_items(parts: &[AssistantPart], input: &mut Vec<Value>) {
+/// An assistant turn becomes message items and call items in the order they were
+/// produced; the ids of the custom tools' calls among them go into `custom_calls`.
+fn assistant_items<'a>(
+    parts: &'a [AssistantPart],
+    input: &mut Vec<Value>,
+    custom_calls: &mut std::collections::HashSet<&'a str>,
+) {
     let mut text = String::new();
     let flush = |text: &mut String, input: &mut Vec<Value>| {
         if !text.is_empty() {
@@ -136,6 +151,16 @@ fn assistant_items(parts: &[AssistantPart], input: &mut Vec<Value>) {
             AssistantPart::Reasoning { .. } => {}
             AssistantPart::ToolCall(call) => {
                 flush(&mut text, input);
+                if let Some((name, raw)) = custom_call(&call.name, &call.arguments) {
+                    custom_calls.insert(call.id.as_str());
+                    input.push(json!({
+                        "type": CUSTOM_CALL,
+                        "call_id": call.id,
+                        "name": name,
+                        "input": raw,
+                    }));
+                    continue;
+                }
                 input.push(json!({
                     "type": "function_call",
                     "call_id": call.id,
@@ -258,6 +283,21 @@ const HOSTED_CALLS: [&str; 5] = [
     "mcp_call",
 ];
 
+/// The item type of a custom tool's call (a grammar or free-form tool's).
+const CUSTOM_CALL: &str = "custom_tool_call";
+
+/// The custom tool's name and raw input, if call `name` with `arguments` is what
+/// the parser reported for a custom tool's call (named `custom_tool_call`, its
+/// arguments the item's `{"name": …, "input": …}`).
+fn custom_call(name: &str, arguments: &str) -> Option<(String, String)> {
+    if name != CUSTOM_CALL {
+        return None;
+    }
+    let fields: Value = serde_json::from_str(arguments).ok()?;
+    let text = |key: &str| fields.get(key).and_then(Value::as_str).map(str::to_owned);
+    Some((text("name")?, text("input")?))
+}
+
 /// What kind of tool call an output item is, if any.
 enum CallKind<'a> {
     /// A call of a function tool, the only kind Ward offers.
@@ -279,7 +319,8 @@ fn call_kind(item: &Value) -> Option<CallKind<'_>> {
 
 /// The arguments reported for an unoffered call: the item's own fields
 /// (`input`, `action`, `operation`, a custom tool's `name`…) without the
-/// bookkeeping ones, so the model sees what it asked for.
+/// bookkeeping ones, so the model sees what it asked for and the history can
+/// give a custom tool's call back as it was.
 fn unoffered_arguments(item: &Value) -> String {
     let mut fields = item.as_object().cloned().unwrap_or_default();
     for bookkeeping in ["type", "id", "call_id", "status"] {

@@ -371,6 +371,61 @@ fn responses_unoffered_call_kinds_are_tool_calls_keeping_their_ids() {
 }
 
 #[test]
+fn responses_a_custom_tool_call_goes_back_as_the_item_it_was() {
+    use crate::types::{AssistantPart, ChatRequest, Message, ToolCall, ToolResult};
+    let item = json!({ "type": "custom_tool_call", "id": "ctc_1", "call_id": "call_b",
+        "name": "grammar", "input": "SELECT 1 {not json}" });
+    let events = responses_item(&item);
+    let Some(Event::ToolCallEnd {
+        id,
+        name,
+        arguments,
+        ..
+    }) = events
+        .iter()
+        .find(|e| matches!(e, Event::ToolCallEnd { .. }))
+        .cloned()
+    else {
+        panic!("no call: {events:?}")
+    };
+    // The next request, as the loop builds it: the call, and Ward's answer to it.
+    let request = ChatRequest {
+        model: "m".into(),
+        system: Vec::new(),
+        messages: vec![
+            Message::Assistant {
+                content: vec![AssistantPart::ToolCall(ToolCall {
+                    id,
+                    name,
+                    arguments,
+                })],
+            },
+            Message::Tool(ToolResult {
+                call_id: "call_b".into(),
+                output: "unknown tool `grammar`".into(),
+                is_error: true,
+                attachments: Vec::new(),
+            }),
+        ],
+        tools: Vec::new(),
+        temperature: None,
+        top_p: None,
+        max_tokens: None,
+        options: Value::Null,
+    };
+    let body = request_body(Protocol::OpenaiResponses, &request);
+    assert_eq!(
+        body["input"],
+        json!([
+            { "type": "custom_tool_call", "call_id": "call_b", "name": "grammar",
+              "input": "SELECT 1 {not json}" },
+            { "type": "custom_tool_call_output", "call_id": "call_b",
+              "output": "unknown tool `grammar`" },
+        ])
+    );
+}
+
+#[test]
 fn malformed_json_is_an_error_not_a_panic() {
     for protocol in [
         Protocol::OpenaiChat,
