@@ -6,10 +6,10 @@
 use std::sync::{Arc, Mutex};
 
 use serde_json::{Value, json};
+use ward_context::truncate::OutputPolicy;
 use ward_provider::Limits;
 use ward_session::ContextPolicy;
 use ward_session::compact::{CONTINUE, SUMMARY_REQUEST};
-use ward_session::truncate::OutputPolicy;
 use ward_store::Store;
 use ward_tests::Project;
 use ward_tests::llm::{Item, Recorded, Turn, Usage};

@@ -32,7 +32,7 @@ pub struct RigOptions {
     /// The agent.
     pub agent: Option<String>,
     /// Tool output limits (default: 2000 lines / 50 KB, no saved copies).
-    pub output: Option<ward_session::truncate::OutputPolicy>,
+    pub output: Option<ward_context::truncate::OutputPolicy>,
 }
 
 /// A runner wired to a project and a scripted model.

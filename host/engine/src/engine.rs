@@ -13,12 +13,12 @@ use std::sync::{Arc, Mutex, Weak};
 use std::time::Duration;
 
 use tokio::task::JoinHandle;
+use ward_context::truncate::{KEEP_SAVED, SWEEP_EVERY, sweep};
 use ward_permission::{AskRequest, PermissionEngine, Reply};
 use ward_prompt::EnvironmentAhead;
 use ward_provider::{Client, RetryPolicy};
 use ward_session::task::ChildLoops;
 use ward_session::title::Titles;
-use ward_session::truncate::{KEEP_SAVED, SWEEP_EVERY, sweep};
 use ward_session::{ActiveLoops, CompactionAgent, ModelSetup, RecordedPrompt, Runner};
 use ward_store::{AssistantMessage, Blobs, ModelRef, Session, SqliteStore, Store, Subscription};
 

@@ -19,9 +19,9 @@ use ward_store::{
     TextPart, UserMessage,
 };
 
-use crate::budget::Tally;
 use crate::history::{History, to_wire};
 use crate::runner::{LoopError, Runner, now};
+use ward_context::budget::Tally;
 
 /// The synthetic message that follows an automatic compaction.
 pub const CONTINUE: &str = "Continue if you have next steps, or stop and ask for clarification if you are unsure how to proceed.";

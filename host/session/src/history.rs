@@ -16,7 +16,7 @@ use ward_provider::{
 };
 use ward_store::{CompactionPoint, FilePart, Message, MessageInfo, PartKind, Store, ToolState};
 
-use crate::budget::{COMPACTION_QUESTION, PRUNED};
+use ward_context::budget::{COMPACTION_QUESTION, PRUNED};
 
 use crate::reminders::mid_run_message;
 

@@ -20,10 +20,10 @@ use ward_store::{
 };
 
 use crate::active::{ActiveLoops, Entry, Lease, SharedOutcome};
-use crate::budget::{ContextPolicy, Tally};
 use crate::history::History;
 use crate::record::{Addressee, RecordedPrompt};
 use crate::tools::ToolBox;
+use ward_context::budget::{ContextPolicy, Tally};
 
 /// The error of a tool call that was running when its loop was aborted.
 pub const TOOL_ABORTED: &str = "Tool execution was aborted";

@@ -11,10 +11,10 @@ use ward_provider::{Client, RetryPolicy};
 use ward_store::Store;
 
 use crate::active::ActiveLoops;
-use crate::budget::ContextPolicy;
 use crate::runner::{ModelSetup, Runner};
 use crate::title::Titles;
 use crate::tools::ToolBox;
+use ward_context::budget::ContextPolicy;
 
 /// A [`Runner`] being set up (from [`Runner::builder`]).
 pub struct RunnerBuilder {

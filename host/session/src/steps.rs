@@ -13,11 +13,11 @@ use ward_store::{
     SessionStatus, Tokens, UserMessage,
 };
 
-use crate::budget::Tally;
 use crate::history::to_wire;
 use crate::reminders::MAX_STEPS;
 use crate::runner::{LoopError, LoopState, ModelSetup, Runner, now};
 use crate::step::{self, StepTarget};
+use ward_context::budget::Tally;
 
 /// The longest wait before a retry, whatever the provider asked for.
 const MAX_WAIT: Duration = Duration::from_secs(60);

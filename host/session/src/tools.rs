@@ -3,7 +3,7 @@
 //! tool's schema ([`crate::args`]), the doom-loop check, the `tool.execute.before`
 //! hooks (which may rewrite or block; a rewrite is checked again), the permission rules
 //! (asking through the session's engine), the sandboxed call, truncation of its
-//! output ([`crate::truncate`]), then the `tool.execute.after` hooks.
+//! output ([`ward_context::truncate`]), then the `tool.execute.after` hooks.
 //! `ward tool call` uses the same path, so a tool behaves the same from the CLI.
 //! A failure is a [`ToolCallError`]: text for the model, and a variant for the loop.
 
@@ -19,7 +19,7 @@ use crate::args::{ArgChecks, ArgumentError};
 use crate::doom::is_doom_loop;
 use crate::repair::{Resolved, resolve};
 use crate::tool_error::ToolCallError;
-use crate::truncate::OutputPolicy;
+use ward_context::truncate::OutputPolicy;
 
 /// A finished tool call.
 #[derive(Clone, Debug, PartialEq)]
@@ -343,7 +343,7 @@ impl ToolBox {
             // `task` is a host tool (a subagent's loop), not a plugin's.
             let delegate = self.offers(crate::task::TASK);
             let output = std::mem::take(&mut out.output);
-            let keep = crate::truncate::Keep::for_tool(&traits);
+            let keep = ward_context::truncate::Keep::for_tool(&traits);
             let bounded = self.output.apply(keep, &scope.call_id, output, delegate);
             out.output = bounded.text;
             if bounded.truncated {

@@ -1,6 +1,6 @@
 //! Keeping a loop's requests inside the model's context window: before each model
-//! call the next request is projected ([`crate::budget`]); if it would not fit, old
-//! tool outputs are pruned ([`crate::prune`]), and if that is not enough the session
+//! call the next request is projected ([`ward_context::budget`]); if it would not fit, old
+//! tool outputs are pruned ([`ward_context::prune`]), and if that is not enough the session
 //! is compacted ([`crate::compact`]). A compaction the user asked for (a pending
 //! compaction part) runs first. After the loop, prune runs as in OpenCode.
 //!
@@ -9,11 +9,12 @@
 
 use ward_store::{AssistantMessage, Message, MessageInfo, Part, PartKind, Session, TextPart};
 
-use crate::budget::{ContextPolicy, Tally, usable};
+use crate::active::Entry;
 use crate::history::History;
 use crate::reminders::{ENTER_PLAN, LEAVE_PLAN};
 use crate::runner::{LoopError, LoopState, Runner, now};
-use crate::{active::Entry, prune};
+use ward_context::budget::{ContextPolicy, Tally, usable};
+use ward_context::prune;
 
 impl Runner {
     /// The most input tokens a request may hold, if the model's window is known.
