@@ -6,8 +6,8 @@
 
 use std::sync::Arc;
 
+use ward_grants::{EventSink, PluginEvent};
 use ward_permission::PermissionEvent;
-use ward_plugin::audit::{EventSink, PluginEvent};
 use ward_store::{Bus, Event};
 
 /// The bus event for a permission event.

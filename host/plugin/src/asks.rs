@@ -11,8 +11,8 @@
 
 use url::Url;
 
-use crate::grants::Effective;
 use crate::host_error::HostError;
+use ward_grants::Effective;
 
 /// The permission keys of the host and the standard tools: a plugin may use one only
 /// as far as its capabilities reach ([`may_ask`]), even if it names a tool so.

@@ -10,7 +10,7 @@
 use wasmparser::{ComponentExternalKind, Parser, Payload};
 
 use crate::bindings::Api;
-use crate::grants::Ceiling;
+use ward_grants::Ceiling;
 
 /// The `ward:plugin` API versions this host implements (those of [`Api`]).
 pub const SUPPORTED_API: &[&str] = &["0.1.0", "0.2.0"];

@@ -12,7 +12,6 @@
 //! are private, and the rest of the crate sees one set of types.
 
 mod asks;
-pub mod audit;
 mod bindings;
 pub mod budget;
 pub mod cache;
@@ -25,7 +24,6 @@ pub mod engine;
 pub mod error;
 mod exec;
 mod fsguard;
-pub mod grants;
 pub mod hooks;
 mod host_error;
 mod imports;

@@ -14,7 +14,6 @@ use std::sync::Arc;
 
 use wasmtime::component::{Component, InstancePre};
 
-use crate::audit::PluginEvent;
 use crate::bindings::ToolInfo;
 use crate::bindings::guest::{AgentIndices, HooksIndices, SkillIndices, ToolIndices};
 use crate::cache::{Lookup, artifact_name, sha256_hex};
@@ -27,6 +26,7 @@ use crate::load_error::LoadError;
 use crate::runtime::{Plugin, PluginHost};
 use crate::state::StoreState;
 use crate::{compat, meta};
+use ward_grants::PluginEvent;
 
 /// A compiled plugin, linked and ready to instantiate, with what it declared at load.
 pub(crate) struct Loaded {

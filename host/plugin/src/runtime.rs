@@ -21,7 +21,6 @@ use wasmtime::component::Linker;
 
 use ward_config::{HookCaps, Kind, ToolTraits};
 
-use crate::audit::{Audit, PluginEvent};
 use crate::bindings::guest::ToolIndices;
 use crate::bindings::{CallContext, ToolInfo, ToolOutput};
 use crate::cache::ArtifactCache;
@@ -29,7 +28,6 @@ use crate::discovery::{ComponentBytes, PluginSource};
 use crate::engine::SharedEngine;
 pub use crate::error::tool_error_text;
 use crate::error::{CallError, tool_failure};
-use crate::grants::{Ceiling, Effective, IgnoredGrant};
 use crate::hooks::{EventQueues, HookRegistration};
 use crate::load::Loaded;
 use crate::load_error::LoadError;
@@ -37,6 +35,8 @@ use crate::meta;
 use crate::names::RefusedTool;
 use crate::sandbox::SandboxSettings;
 use crate::state::{CallLimits, CallScope, StoreState};
+use ward_grants::{Audit, PluginEvent};
+use ward_grants::{Ceiling, Effective, IgnoredGrant};
 
 /// Every tool on offer with its plugin, the plugins that failed to load (plugin,
 /// reason), and the tools refused for their names.
@@ -69,7 +69,7 @@ pub struct HostOptions {
     /// replaces`); without an entry a standard tool keeps its name.
     pub replaces: BTreeMap<String, Vec<String>>,
     /// Where plugin events (loaded, failed, denied) also go as they happen.
-    pub events: Option<crate::audit::EventSink>,
+    pub events: Option<ward_grants::EventSink>,
 }
 
 /// A discovered plugin and its state in this host.

@@ -11,12 +11,12 @@ use wasmtime_wasi::{FsPerms, WasiCtx, WasiCtxBuilder, WasiCtxView, WasiView};
 
 use ward_permission::{AskRequest, PermissionEngine, PermissionError, Ruleset};
 
-use crate::audit::Audit;
 use crate::budget::{LogBudget, ProgressGate};
 use crate::fsguard::Descriptors;
-use crate::grants::Effective;
 use crate::limiter::Limiter;
 use crate::sandbox::{Confinement, SandboxSettings};
+use ward_grants::Audit;
+use ward_grants::Effective;
 
 /// Receives `progress` updates from a running tool: new title (if any) and metadata JSON.
 pub type ProgressSink = Arc<dyn Fn(Option<String>, String) + Send + Sync>;

@@ -7,7 +7,7 @@
 //! - **Origin**, when a browser sends one, must be the server's own or one allowed
 //!   with `--cors`; any other is refused, preflight included, so no other site's page
 //!   can drive a session even with a token it should not have.
-//! - **Authorization: Bearer <token>** (or HTTP Basic with the token as the password,
+//! - **`Authorization: Bearer <token>`** (or HTTP Basic with the token as the password,
 //!   as OpenCode's own clients send it) on every route but the health check and the
 //!   web page's static files (which hold no data: the page takes the token from the
 //!   address `ward serve` prints, after `#`, which a browser never sends). A token

@@ -27,10 +27,10 @@ use ward_config::Kind;
 
 use crate::bindings::hooks as wit;
 use crate::error::CallError;
-use crate::grants::HookGrant;
 use crate::load_error::LoadError;
 use crate::meta;
 use crate::runtime::{Plugin, PluginHost};
+use ward_grants::HookGrant;
 
 pub use chat::HookVerdict;
 pub(crate) use events::EventQueues;
