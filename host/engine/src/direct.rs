@@ -8,13 +8,12 @@ use std::sync::Arc;
 
 use ward_permission::Ruleset;
 use ward_plugin::CallScope;
-use ward_plugin::discovery::Origin;
 use ward_protocol::{ToolFailure, ToolOutput, ToolSummary};
 use ward_session::{ToolBox, ToolCallError};
 
 use crate::Engine;
 use crate::error::{AgentError, EngineError};
-use crate::offers::access;
+use crate::offers::summary;
 
 /// An agent's tools, ready to be called one at a time. Cheap to share behind an `Arc`.
 pub struct DirectCalls {
@@ -62,23 +61,8 @@ impl Engine {
             .map(|spec| {
                 let plugin = all.iter().find(|(_, tool)| tool.name == spec.name);
                 let traits = tools.traits(&spec.name);
-                let caps = plugin.map(|(p, _)| &p.source.manifest.capabilities);
-                ToolSummary {
-                    plugin: plugin.map(|(p, _)| p.name().to_string()),
-                    // A tool no plugin offers is the host's own (`skill`) or an MCP
-                    // server's; only the host's are Ward's.
-                    standard: plugin.is_none_or(|(p, _)| p.source.origin == Origin::Builtin),
-                    description: spec.description,
-                    parameters: spec.parameters,
-                    access: traits.access.map(access),
-                    path_arg: traits.path,
-                    pattern_arg: traits.pattern,
-                    patch_arg: traits.patch,
-                    keeps_todos: traits.todos.is_some(),
-                    runs_programs: caps.is_some_and(|c| !c.exec.is_empty()),
-                    uses_network: caps.is_some_and(|c| !c.net.is_empty()),
-                    name: spec.name,
-                }
+                let plugin = plugin.map(|(p, _)| p.as_ref());
+                summary(spec.name, spec.description, spec.parameters, plugin, traits)
             })
             .collect();
         let calls = DirectCalls {

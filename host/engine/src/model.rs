@@ -50,14 +50,16 @@ impl Models {
         choice: Option<&str>,
         variant: Option<&str>,
     ) -> Result<ModelSetup, ModelError> {
-        let registry = match self.registry.get() {
-            Some(registry) => registry,
-            None => {
-                let built = ModelRegistry::from_config(&loaded.config, &loaded.origins)?;
-                self.registry.get_or_init(|| built)
-            }
-        };
-        resolve_in(registry, loaded, choice, variant)
+        resolve_in(self.registry(loaded)?, loaded, choice, variant)
+    }
+
+    /// The registry of `loaded` (built on first use, then kept).
+    pub fn registry(&self, loaded: &LoadedConfig) -> Result<&ModelRegistry, ModelError> {
+        if let Some(registry) = self.registry.get() {
+            return Ok(registry);
+        }
+        let built = ModelRegistry::from_config(&loaded.config, &loaded.origins)?;
+        Ok(self.registry.get_or_init(|| built))
     }
 }
 

@@ -9,14 +9,15 @@
 use std::path::{Path, PathBuf};
 
 use ward_config::AgentMode as ConfigAgentMode;
+use ward_config::ToolTraits;
 use ward_config::manifest::Access as ConfigAccess;
 use ward_mcp_client::Status as McpStatus;
+use ward_plugin::Plugin;
 use ward_plugin::discovery::Origin;
 use ward_protocol::{
     Access, AgentMode, AgentSummary, AskRequest, CommandSummary, McpServerSummary, McpState,
     ModelChoice, ModelSummary, ProviderSummary, ToolSummary,
 };
-use ward_provider::ModelRegistry;
 
 use crate::Engine;
 use crate::error::{EngineError, ModelError};
@@ -117,9 +118,8 @@ impl Engine {
     /// Every provider the configuration and Ward's catalogue know, with their models
     /// (a model named by `model =` but not declared is listed with its limits unknown).
     pub fn providers(&self) -> Result<Vec<ProviderSummary>, EngineError> {
-        let loaded = &self.shared.ws.config;
-        let registry = ModelRegistry::from_config(&loaded.config, &loaded.origins)
-            .map_err(ModelError::from)?;
+        let ws = &self.shared.ws;
+        let registry = ws.models.registry(&ws.config)?;
         let env = |name: &str| std::env::var(name).ok();
         Ok(registry
             .providers()
@@ -200,22 +200,15 @@ impl Engine {
             .into_iter()
             .map(|(plugin, tool)| {
                 let traits = plugin.tool_traits(&tool.name);
-                let caps = &plugin.source.manifest.capabilities;
-                ToolSummary {
-                    parameters: serde_json::from_str(&tool.parameters)
-                        .unwrap_or(serde_json::Value::Null),
-                    name: tool.name,
-                    plugin: Some(plugin.name().to_string()),
-                    standard: plugin.source.origin == Origin::Builtin,
-                    description: tool.description,
-                    access: traits.access.map(access),
-                    path_arg: traits.path,
-                    pattern_arg: traits.pattern,
-                    patch_arg: traits.patch,
-                    keeps_todos: traits.todos.is_some(),
-                    runs_programs: !caps.exec.is_empty(),
-                    uses_network: !caps.net.is_empty(),
-                }
+                let parameters =
+                    serde_json::from_str(&tool.parameters).unwrap_or(serde_json::Value::Null);
+                summary(
+                    tool.name,
+                    tool.description,
+                    parameters,
+                    Some(&plugin),
+                    traits,
+                )
             })
             .collect()
     }
@@ -228,10 +221,32 @@ impl Engine {
     }
 }
 
-/// The protocol's word for a declared access.
-pub(crate) fn access(access: ConfigAccess) -> Access {
-    match access {
-        ConfigAccess::Read => Access::Read,
-        ConfigAccess::Write => Access::Write,
+/// Tool `name` as a frontend sees it: what its declaration (`traits`) says, and what
+/// its plugin was granted (`None`: a tool of the host's own or an MCP server's, which
+/// counts as Ward's own only when no plugin offers it).
+pub(crate) fn summary(
+    name: String,
+    description: String,
+    parameters: serde_json::Value,
+    plugin: Option<&Plugin>,
+    traits: ToolTraits,
+) -> ToolSummary {
+    let caps = plugin.map(|p| &p.source.manifest.capabilities);
+    ToolSummary {
+        name,
+        plugin: plugin.map(|p| p.name().to_string()),
+        standard: plugin.is_none_or(|p| p.source.origin == Origin::Builtin),
+        description,
+        parameters,
+        access: traits.access.map(|a| match a {
+            ConfigAccess::Read => Access::Read,
+            ConfigAccess::Write => Access::Write,
+        }),
+        path_arg: traits.path,
+        pattern_arg: traits.pattern,
+        patch_arg: traits.patch,
+        keeps_todos: traits.todos.is_some(),
+        runs_programs: caps.is_some_and(|c| !c.exec.is_empty()),
+        uses_network: caps.is_some_and(|c| !c.net.is_empty()),
     }
 }

@@ -11,27 +11,33 @@ use ward_tests::llm::Turn;
 use super::Tui;
 use crate::serve::{Served, project_asking_for_reads};
 
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn opencodes_terminal_ui_attached_to_ward_serve_answers_a_prompt() {
+/// `opencode attach` (OpenCode's terminal UI) on a pseudo-terminal, logged in to
+/// `served` with its token as the password, its own state in the project's home.
+fn attach(p: &ward_tests::Project, served: &Served) -> Tui {
     let opencode = std::path::PathBuf::from(env!("CARGO_MANIFEST_DIR"))
         .join("clients/opencode-cli/node_modules/.bin/opencode");
     assert!(
         opencode.exists(),
         "OpenCode's command line is not installed: run scripts/setup.sh"
     );
-    let (p, llm) = project_asking_for_reads(
-        "tui-opencode-attach",
-        vec![Turn::text("Hello from the scripted model.")],
-    )
-    .await;
-    let served = Served::start(&p, &[], &[]).await;
     let mut cmd = CommandBuilder::new(opencode);
     cmd.args(["attach", &served.url, "-p", &served.token]);
     cmd.env("XDG_DATA_HOME", p.home.join(".local/share"));
     cmd.env("XDG_CACHE_HOME", p.home.join(".cache"));
     cmd.env("XDG_STATE_HOME", p.home.join(".local/state"));
     cmd.env_remove("OPENCODE_SERVER_PASSWORD");
-    let mut tui = Tui::spawn(&p, cmd, 30, 110);
+    Tui::spawn(p, cmd, 30, 110)
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn opencodes_terminal_ui_attached_to_ward_serve_answers_a_prompt() {
+    let (p, llm) = project_asking_for_reads(
+        "tui-opencode-attach",
+        vec![Turn::text("Hello from the scripted model.")],
+    )
+    .await;
+    let served = Served::start(&p, &[], &[]).await;
+    let mut tui = attach(&p, &served);
     // Logged in: its prompt, with the model Ward's configuration chose.
     tui.wait_for("Ask anything").await;
     tui.wait_for("scripted").await;
@@ -46,8 +52,6 @@ async fn opencodes_terminal_ui_attached_to_ward_serve_answers_a_prompt() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn opencodes_terminal_ui_answers_a_permission_and_a_question() {
-    let opencode = std::path::PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-        .join("clients/opencode-cli/node_modules/.bin/opencode");
     let (p, llm) = project_asking_for_reads(
         "tui-opencode-asks",
         vec![
@@ -69,13 +73,7 @@ async fn opencodes_terminal_ui_answers_a_permission_and_a_question() {
     )
     .await;
     let served = Served::start(&p, &[], &[]).await;
-    let mut cmd = CommandBuilder::new(opencode);
-    cmd.args(["attach", &served.url, "-p", &served.token]);
-    cmd.env("XDG_DATA_HOME", p.home.join(".local/share"));
-    cmd.env("XDG_CACHE_HOME", p.home.join(".cache"));
-    cmd.env("XDG_STATE_HOME", p.home.join(".local/state"));
-    cmd.env_remove("OPENCODE_SERVER_PASSWORD");
-    let mut tui = Tui::spawn(&p, cmd, 30, 110);
+    let mut tui = attach(&p, &served);
     tui.wait_for("Ask anything").await;
     tui.keys("read a.txt then ask me");
     tui.wait_for("read a.txt then ask me").await;
@@ -123,8 +121,6 @@ async fn opencodes_terminal_ui_answers_a_permission_and_a_question() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn opencodes_terminal_ui_shows_todos_switches_agent_and_aborts() {
-    let opencode = std::path::PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-        .join("clients/opencode-cli/node_modules/.bin/opencode");
     let (p, llm) = project_asking_for_reads(
         "tui-opencode-todo",
         vec![
@@ -148,13 +144,7 @@ async fn opencodes_terminal_ui_shows_todos_switches_agent_and_aborts() {
         &format!("{toml}[provider.scripted.models.second-model]\noutput = 512\n"),
     );
     let served = Served::start(&p, &[], &[]).await;
-    let mut cmd = CommandBuilder::new(opencode);
-    cmd.args(["attach", &served.url, "-p", &served.token]);
-    cmd.env("XDG_DATA_HOME", p.home.join(".local/share"));
-    cmd.env("XDG_CACHE_HOME", p.home.join(".cache"));
-    cmd.env("XDG_STATE_HOME", p.home.join(".local/state"));
-    cmd.env_remove("OPENCODE_SERVER_PASSWORD");
-    let mut tui = Tui::spawn(&p, cmd, 30, 110);
+    let mut tui = attach(&p, &served);
     tui.wait_for("Ask anything").await;
     tui.keys("plan it");
     tui.wait_for("plan it").await;
